@@ -1,0 +1,299 @@
+//! Parsing of the helper attributes into typed values, one receiver each.
+//!
+//! This module knows the syntax of every attribute and nothing about where an
+//! attribute may appear or how attributes combine: those rules live in
+//! `valid.rs`. Every attribute the derive owns is parsed wherever it appears,
+//! so that a misplaced one can be reported precisely later.
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use darling::error::Accumulator;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, Lit, LitInt, LitStr, Meta};
+
+/// A parsed value and the span of the tokens it came from.
+#[derive(Debug, Clone)]
+pub(crate) struct Located<T> {
+    pub(crate) value: T,
+    pub(crate) span: Span,
+}
+
+/// `#[retryable]`, `#[retryable(throttling = true, timeout = true)]` or `#[retryable(false)]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retryable {
+    /// The error is safe to retry.
+    Yes { throttling: bool, timeout: bool },
+    /// Explicitly not retryable: overrides a `#[retryable]` default on the enum.
+    No,
+}
+
+/// The keys `#[retryable(...)]` accepts.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+struct RetryableArgs {
+    throttling: bool,
+    timeout: bool,
+}
+
+/// `#[error_fault(client | server | other)]`: Smithy's `@error` trait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromMeta)]
+#[darling(rename_all = "snake_case")]
+pub(crate) enum Fault {
+    Client,
+    Server,
+    Other,
+}
+
+/// The keys `#[retry_info(...)]` accepts.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+struct RetryInfoArgs {
+    transparent: darling::util::Flag,
+    #[darling(rename = "crate")]
+    krate: Option<syn::Path>,
+}
+
+/// Every helper attribute found on one item (the type, a variant or a field).
+#[derive(Debug, Default)]
+pub(crate) struct Attrs {
+    pub(crate) retryable: Option<Located<Retryable>>,
+    pub(crate) fault: Option<Located<Fault>>,
+    pub(crate) http_error: Option<Located<u16>>,
+    pub(crate) error_code: Option<LitStr>,
+    pub(crate) retry_after: Option<Span>,
+    pub(crate) transparent: Option<Span>,
+    pub(crate) krate: Option<Located<syn::Path>>,
+}
+
+impl Attrs {
+    /// Parses the helper attributes among `attrs`, reporting malformed and
+    /// duplicate ones into `errors` and keeping whatever parsed.
+    pub(crate) fn parse(attrs: &[Attribute], errors: &mut Accumulator) -> Self {
+        let mut parsed = Self::default();
+        for attr in attrs {
+            let Some(name) = attr.path().get_ident().map(ToString::to_string) else {
+                continue;
+            };
+            match name.as_str() {
+                "retryable" => {
+                    if let Some(value) = errors.handle(parse_retryable(&attr.meta)) {
+                        set_once(&mut parsed.retryable, located(value, attr), attr, errors);
+                    }
+                }
+                "error_fault" => {
+                    if let Some(value) = errors.handle(parse_fault(&attr.meta)) {
+                        set_once(&mut parsed.fault, located(value, attr), attr, errors);
+                    }
+                }
+                "http_error" => {
+                    if let Some(lit) = errors.handle(parse_http_status(&attr.meta)) {
+                        let status = Located {
+                            value: lit.0,
+                            span: lit.1,
+                        };
+                        set_once(&mut parsed.http_error, status, attr, errors);
+                    }
+                }
+                "error_code" => {
+                    if let Some(code) = errors.handle(parse_error_code(&attr.meta)) {
+                        set_once(&mut parsed.error_code, code, attr, errors);
+                    }
+                }
+                "retry_after" => {
+                    if let Some(()) = errors.handle(parse_word(&attr.meta, "retry_after")) {
+                        set_once(&mut parsed.retry_after, attr.span(), attr, errors);
+                    }
+                }
+                "retry_info" => parse_retry_info(attr, &mut parsed, errors),
+                _ => {}
+            }
+        }
+        parsed
+    }
+
+    /// Whether any attribute that classifies an error is present (everything
+    /// but `crate` and `transparent`).
+    pub(crate) fn classification_spans(&self) -> impl Iterator<Item = (&'static str, Span)> {
+        [
+            self.retryable.as_ref().map(|r| ("retryable", r.span)),
+            self.fault.as_ref().map(|f| ("error_fault", f.span)),
+            self.http_error.as_ref().map(|h| ("http_error", h.span)),
+            self.error_code.as_ref().map(|c| ("error_code", c.span())),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
+fn located<T>(value: T, attr: &Attribute) -> Located<T> {
+    Located {
+        value,
+        span: attr.span(),
+    }
+}
+
+/// Stores `value` unless the slot is taken, in which case the second
+/// attribute is reported as a duplicate (at the second one: it is the one to delete).
+fn set_once<T>(slot: &mut Option<T>, value: T, attr: &Attribute, errors: &mut Accumulator) {
+    let name = attr
+        .path()
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    set_once_named(slot, value, &name, attr.span(), errors);
+}
+
+fn set_once_named<T>(
+    slot: &mut Option<T>,
+    value: T,
+    name: &str,
+    span: Span,
+    errors: &mut Accumulator,
+) {
+    if slot.is_some() {
+        errors.push(
+            darling::Error::custom(format!(
+                "duplicate `#[{name}]` attribute: keep one and delete the other"
+            ))
+            .with_span(&span),
+        );
+    } else {
+        *slot = Some(value);
+    }
+}
+
+fn parse_retryable(meta: &Meta) -> darling::Result<Retryable> {
+    let default_yes = Retryable::Yes {
+        throttling: false,
+        timeout: false,
+    };
+    match meta {
+        Meta::Path(_) => Ok(default_yes),
+        Meta::NameValue(nv) => Err(darling::Error::custom(
+            "expected `#[retryable]`, `#[retryable(throttling = true)]`, \
+             `#[retryable(timeout = true)]` or `#[retryable(false)]`",
+        )
+        .with_span(&nv.eq_token)),
+        Meta::List(list) => {
+            let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+            match items.as_slice() {
+                [NestedMeta::Lit(Lit::Bool(flag))] => Ok(if flag.value {
+                    default_yes
+                } else {
+                    Retryable::No
+                }),
+                _ => {
+                    if let Some(NestedMeta::Lit(lit)) = items
+                        .iter()
+                        .find(|item| matches!(item, NestedMeta::Lit(Lit::Bool(_))))
+                    {
+                        return Err(darling::Error::custom(
+                            "`#[retryable(false)]` takes no other keys: \
+                             write either `#[retryable(false)]` or `#[retryable(key = ...)]`",
+                        )
+                        .with_span(lit));
+                    }
+                    let args = RetryableArgs::from_list(&items).map_err(|e| e.with_span(list))?;
+                    Ok(Retryable::Yes {
+                        throttling: args.throttling,
+                        timeout: args.timeout,
+                    })
+                }
+            }
+        }
+    }
+}
+
+fn parse_fault(meta: &Meta) -> darling::Result<Fault> {
+    match meta {
+        Meta::List(_) => Fault::from_meta(meta),
+        _ => Err(darling::Error::custom(
+            "expected `#[error_fault(client)]`, `#[error_fault(server)]` or `#[error_fault(other)]`",
+        )
+        .with_span(meta)),
+    }
+}
+
+/// `#[http_error(NNN)]`: a bare integer literal (darling only reads `key = value`
+/// items, so this one is parsed by hand), checked against the error range.
+fn parse_http_status(meta: &Meta) -> darling::Result<(u16, Span)> {
+    let usage = "expected an HTTP error status, e.g. `#[http_error(429)]`";
+    let Meta::List(list) = meta else {
+        return Err(darling::Error::custom(usage).with_span(meta));
+    };
+    let lit: LitInt = syn::parse2(list.tokens.clone()).map_err(|_| {
+        let span = if list.tokens.is_empty() {
+            meta.span()
+        } else {
+            list.tokens.span()
+        };
+        darling::Error::custom(format!("{usage}: an integer literal from 400 to 599"))
+            .with_span(&span)
+    })?;
+    let status = lit
+        .base10_parse::<u16>()
+        .ok()
+        .filter(|s| (400..=599).contains(s));
+    match status {
+        Some(status) => Ok((status, lit.span())),
+        None => Err(darling::Error::custom(format!(
+            "`{lit}` is not an HTTP error status: `#[http_error]` takes 400..=599 \
+             (Smithy's `@httpError` range)"
+        ))
+        .with_span(&lit)),
+    }
+}
+
+fn parse_error_code(meta: &Meta) -> darling::Result<LitStr> {
+    let usage = "expected an error code string, e.g. `#[error_code(\"ThrottlingException\")]`";
+    let Meta::List(list) = meta else {
+        return Err(darling::Error::custom(usage).with_span(meta));
+    };
+    let code: LitStr = syn::parse2(list.tokens.clone()).map_err(|_| {
+        let span = if list.tokens.is_empty() {
+            meta.span()
+        } else {
+            list.tokens.span()
+        };
+        darling::Error::custom(usage).with_span(&span)
+    })?;
+    if code.value().trim().is_empty() {
+        return Err(darling::Error::custom("an error code cannot be empty").with_span(&code));
+    }
+    Ok(code)
+}
+
+fn parse_word(meta: &Meta, name: &str) -> darling::Result<()> {
+    match meta {
+        Meta::Path(_) => Ok(()),
+        _ => Err(darling::Error::custom(format!("`#[{name}]` takes no arguments")).with_span(meta)),
+    }
+}
+
+fn parse_retry_info(attr: &Attribute, parsed: &mut Attrs, errors: &mut Accumulator) {
+    let Some(args) = errors.handle(match &attr.meta {
+        Meta::List(_) => RetryInfoArgs::from_meta(&attr.meta),
+        _ => Err(darling::Error::custom(
+            "expected `#[retry_info(transparent)]` or `#[retry_info(crate = \"path\")]`",
+        )
+        .with_span(&attr.meta)),
+    }) else {
+        return;
+    };
+    if args.transparent.is_present() {
+        let span = args.transparent.span();
+        set_once_named(
+            &mut parsed.transparent,
+            span,
+            "retry_info(transparent)",
+            span,
+            errors,
+        );
+    }
+    if let Some(path) = args.krate {
+        let span = path.span();
+        let krate = Located { value: path, span };
+        set_once_named(&mut parsed.krate, krate, "retry_info(crate)", span, errors);
+    }
+}

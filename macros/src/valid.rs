@@ -1,0 +1,239 @@
+//! Rules that span several attributes or depend on where an attribute sits.
+//!
+//! The parser (`attr.rs`) accepts every helper attribute anywhere; this module
+//! decides what is allowed where and which combinations contradict each other.
+//! Every violation is reported, each at the token to change.
+
+use darling::error::Accumulator;
+use proc_macro2::Span;
+use syn::{GenericArgument, PathArguments, Type};
+
+use crate::ast::{Field, Input, Shape, Variant};
+use crate::attr::{Attrs, Fault, Located};
+use crate::classify::Declared;
+
+/// Checks `input`, pushing every violation into `errors`.
+pub(crate) fn validate(input: &Input<'_>, errors: &mut Accumulator) {
+    check_type_attrs(input, errors);
+    for variant in input.variants() {
+        if let Shape::Enum(_) = input.shape {
+            check_variant_placement(&variant.attrs, errors);
+        }
+        check_fields(input, variant, errors);
+        if input.is_transparent(variant) {
+            check_transparent(input, variant, errors);
+        } else {
+            check_fault_matches_status(input, variant, errors);
+        }
+    }
+}
+
+fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
+    darling::Error::custom(message).with_span(&span)
+}
+
+fn check_type_attrs(input: &Input<'_>, errors: &mut Accumulator) {
+    let attrs = &input.attrs;
+    if let Some(span) = attrs.retry_after {
+        errors.push(error(
+            span,
+            "`#[retry_after]` goes on a field that holds the hint",
+        ));
+    }
+    if let (Shape::Enum(_), Some(code)) = (&input.shape, &attrs.error_code) {
+        errors.push(error(
+            code.span(),
+            "`#[error_code]` on an enum would give every variant the same code: \
+             put it on the variants (each defaults to its own name)",
+        ));
+    }
+    if attrs.transparent.is_some() {
+        for (name, span) in attrs.classification_spans() {
+            errors.push(no_effect_when_transparent(name, span));
+        }
+    } else if let Shape::Enum(_) = input.shape {
+        // Enum-level defaults that contradict each other are reported once
+        // here, not once per variant that inherits them.
+        check_pair(attrs.fault.as_ref(), attrs.http_error.as_ref(), errors);
+    }
+}
+
+fn check_variant_placement(attrs: &Attrs, errors: &mut Accumulator) {
+    if let Some(krate) = &attrs.krate {
+        errors.push(error(
+            krate.span,
+            "`#[retry_info(crate = ...)]` goes on the type, not on a variant",
+        ));
+    }
+    if let Some(span) = attrs.retry_after {
+        errors.push(error(
+            span,
+            "`#[retry_after]` goes on a field that holds the hint",
+        ));
+    }
+}
+
+fn check_fields(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulator) {
+    let mut hint_field: Option<&Field<'_>> = None;
+    for field in &variant.fields {
+        let attrs = &field.attrs;
+        let misplaced = attrs
+            .classification_spans()
+            .chain(
+                attrs
+                    .transparent
+                    .map(|span| ("retry_info(transparent)", span)),
+            )
+            .chain(
+                attrs
+                    .krate
+                    .as_ref()
+                    .map(|k| ("retry_info(crate = ...)", k.span)),
+            );
+        for (name, span) in misplaced {
+            errors.push(error(
+                span,
+                format!("`#[{name}]` goes on the error type or on a variant, not on a field"),
+            ));
+        }
+        let Some(span) = attrs.retry_after else {
+            continue;
+        };
+        if input.is_transparent(variant) {
+            errors.push(error(
+                span,
+                "`#[retry_after]` has no effect on a transparent variant: \
+                 the hint comes from the wrapped error's `RetryInfo::retry_after`",
+            ));
+        } else if hint_field.is_some() {
+            errors.push(error(
+                span,
+                format!(
+                    "`#[retry_after]` is already on another field of `{}`: \
+                     one field holds the retry-after hint",
+                    variant.ident
+                ),
+            ));
+        } else if !is_supported_hint_type(field.ty) {
+            errors.push(
+                darling::Error::custom(
+                    "`#[retry_after]` needs a field of type `Duration`, or whole seconds as \
+                 `u16`, `u32`, `u64`, `i16`, `i32` or `i64` (negative means no hint), \
+                 or an `Option` of one of these",
+                )
+                .with_span(field.ty),
+            );
+        } else {
+            hint_field = Some(field);
+        }
+    }
+}
+
+fn check_transparent(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulator) {
+    let span = variant
+        .attrs
+        .transparent
+        .or(input.attrs.transparent)
+        .unwrap_or_else(Span::call_site);
+    if variant.fields.len() != 1 {
+        let what = match input.shape {
+            Shape::Struct(_) => format!("struct `{}`", variant.ident),
+            Shape::Enum(_) => format!("variant `{}`", variant.ident),
+        };
+        let span = if variant.attrs.transparent.is_some() {
+            span
+        } else {
+            variant.ident.span()
+        };
+        errors.push(error(
+            span,
+            format!(
+                "`#[retry_info(transparent)]` delegates to exactly one field, but {what} has {}",
+                match variant.fields.len() {
+                    0 => "none".to_owned(),
+                    n => n.to_string(),
+                }
+            ),
+        ));
+    }
+    if let Shape::Enum(_) = input.shape {
+        for (name, span) in variant.attrs.classification_spans() {
+            errors.push(no_effect_when_transparent(name, span));
+        }
+    }
+}
+
+fn no_effect_when_transparent(name: &str, span: Span) -> darling::Error {
+    error(
+        span,
+        format!(
+            "`#[{name}]` has no effect on a transparent error: \
+             every answer comes from the wrapped error"
+        ),
+    )
+}
+
+/// A declared fault must agree with a declared status. For an enum variant,
+/// only pairs involving the variant's own attributes are checked here (pairs
+/// of enum defaults were checked once at the type).
+fn check_fault_matches_status(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulator) {
+    let own = input.own_attrs(variant);
+    let defaults = match input.shape {
+        Shape::Struct(_) => None,
+        Shape::Enum(_) => Some(&input.attrs),
+    };
+    if defaults.is_some() && own.fault.is_none() && own.http_error.is_none() {
+        return;
+    }
+    let declared = Declared::merge(own, defaults);
+    check_pair(declared.fault, declared.status, errors);
+}
+
+fn check_pair(
+    fault: Option<&Located<Fault>>,
+    status: Option<&Located<u16>>,
+    errors: &mut Accumulator,
+) {
+    let (Some(fault), Some(status)) = (fault, status) else {
+        return;
+    };
+    let message = match (fault.value, status.value) {
+        (Fault::Client, 500..=599) => format!(
+            "`#[http_error({})]` is a server error status, but the error is declared \
+             `#[error_fault(client)]`: a client fault takes a 4xx status",
+            status.value
+        ),
+        (Fault::Server, 400..=499) => format!(
+            "`#[http_error({})]` is a client error status, but the error is declared \
+             `#[error_fault(server)]`: a server fault takes a 5xx status",
+            status.value
+        ),
+        _ => return,
+    };
+    errors.push(error(status.span, message));
+}
+
+/// `Duration`, a supported integer, or `Option` of one (by the last path segment,
+/// so `std::time::Duration` and `core::time::Duration` both work).
+fn is_supported_hint_type(ty: &Type) -> bool {
+    const SECONDS: [&str; 6] = ["u16", "u32", "u64", "i16", "i32", "i64"];
+    let Type::Path(path) = ty else { return false };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let name = last.ident.to_string();
+    match &last.arguments {
+        PathArguments::None => name == "Duration" || SECONDS.contains(&name.as_str()),
+        PathArguments::AngleBracketed(args) if name == "Option" && args.args.len() == 1 => {
+            match args.args.first() {
+                Some(GenericArgument::Type(inner @ Type::Path(p)))
+                    if p.path.segments.last().is_some_and(|s| s.ident != "Option") =>
+                {
+                    is_supported_hint_type(inner)
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
