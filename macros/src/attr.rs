@@ -102,7 +102,7 @@ impl Attrs {
                 }
                 "retry_after" => {
                     if let Some(()) = errors.handle(parse_word(&attr.meta, "retry_after")) {
-                        set_once(&mut parsed.retry_after, attr.span(), attr, errors);
+                        set_once(&mut parsed.retry_after, attr.path().span(), attr, errors);
                     }
                 }
                 "retry_info" => parse_retry_info(attr, &mut parsed, errors),
@@ -126,10 +126,12 @@ impl Attrs {
     }
 }
 
+/// Attributes are located by their name: on stable Rust a span cannot cover
+/// a whole attribute, and the name is what a reader looks for.
 fn located<T>(value: T, attr: &Attribute) -> Located<T> {
     Located {
         value,
-        span: attr.span(),
+        span: attr.path().span(),
     }
 }
 
@@ -141,7 +143,7 @@ fn set_once<T>(slot: &mut Option<T>, value: T, attr: &Attribute, errors: &mut Ac
         .get_ident()
         .map(ToString::to_string)
         .unwrap_or_default();
-    set_once_named(slot, value, &name, attr.span(), errors);
+    set_once_named(slot, value, &name, attr.path().span(), errors);
 }
 
 fn set_once_named<T>(

@@ -1,0 +1,10 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+enum Error {
+    #[error_fault(client)]
+    #[http_error(503)]
+    Unavailable,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+enum Error {
+    #[retryable]
+    #[retryable(throttling = true)]
+    Throttled,
+}
+
+fn main() {}

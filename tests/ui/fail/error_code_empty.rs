@@ -1,0 +1,7 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[error_code("")]
+struct Nameless;
+
+fn main() {}

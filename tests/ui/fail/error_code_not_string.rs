@@ -1,0 +1,9 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+enum Error {
+    #[error_code(ThrottlingException)]
+    Throttled,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[error_code("ServiceError")]
+enum Error {
+    A,
+    B,
+}
+
+fn main() {}

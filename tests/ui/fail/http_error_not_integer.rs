@@ -1,0 +1,7 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[http_error("429")]
+struct TooManyRequests;
+
+fn main() {}

@@ -1,0 +1,12 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[retryable(throttling = true)]
+enum Error {
+    Throttled {
+        #[retry_after]
+        retry_after: String,
+    },
+}
+
+fn main() {}

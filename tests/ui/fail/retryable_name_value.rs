@@ -1,0 +1,7 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[retryable = true]
+struct Transient;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[retryable(throttling = 1)]
+struct Throttled;
+
+fn main() {}

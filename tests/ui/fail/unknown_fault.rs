@@ -1,0 +1,7 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[error_fault(clinet)]
+struct BadRequest;
+
+fn main() {}

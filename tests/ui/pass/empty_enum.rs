@@ -1,0 +1,10 @@
+use rebound::{ErrorInfo, RetryInfo};
+
+#[derive(Debug, RetryInfo)]
+enum Never {}
+
+fn assert_impls<T: RetryInfo + ErrorInfo>() {}
+
+fn main() {
+    assert_impls::<Never>();
+}
