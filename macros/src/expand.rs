@@ -89,11 +89,12 @@ impl<'a> Answer<'a> {
         })
     }
 
-    /// The field this answer reads, if it reads one.
-    fn field(&self) -> Option<&'a Member> {
+    /// The field a method reads for this variant: the wrapped error for every
+    /// method of a transparent variant, the hint only for `retry_after`.
+    fn field(&self, reads_hint: bool) -> Option<&'a Member> {
         match *self {
             Answer::Transparent(member) => Some(member),
-            Answer::Static(Static { hint, .. }) => hint,
+            Answer::Static(Static { hint, .. }) => hint.filter(|_| reads_hint),
         }
     }
 }
@@ -110,6 +111,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
         .map(|v| (v, Answer::of(input, v)))
         .collect();
     let method = |ret: TokenStream, name: &str, delegate: &TokenStream, body: Body<'_>| {
+        let reads_hint = name == "retry_after";
         let name = syn::Ident::new(name, Span::call_site());
         let value = |answer: &Answer<'_>, field: &TokenStream| match answer {
             Answer::Transparent(_) => quote!(#delegate::#name(#field)),
@@ -118,15 +120,15 @@ fn expand(input: &Input<'_>) -> TokenStream {
         let block = match &input.shape {
             Shape::Struct(_) => {
                 let (_, answer) = &answers[0];
-                let field = answer.field().map(|m| quote!(&self.#m)).unwrap_or_default();
-                value(answer, &field)
+                let field = answer.field(reads_hint).map(|m| quote!(&self.#m));
+                value(answer, &field.unwrap_or_default())
             }
             Shape::Enum(_) if answers.is_empty() => quote!(match *self {}),
             Shape::Enum(_) => {
                 let arms = answers.iter().map(|(variant, answer)| {
                     let ident = variant.ident;
                     let binding = quote!(__field);
-                    let pattern = match answer.field() {
+                    let pattern = match answer.field(reads_hint) {
                         Some(member) => quote!(Self::#ident { #member: #binding, .. }),
                         None => quote!(Self::#ident { .. }),
                     };
@@ -254,4 +256,69 @@ fn mentions_any(tokens: TokenStream, names: &[String]) -> bool {
         TokenTree::Group(group) => mentions_any(group.stream(), names),
         _ => false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand_pretty(input: DeriveInput) -> String {
+        let tokens = derive(&input);
+        prettyplease::unparse(&syn::parse2(tokens).expect("the expansion is a valid file"))
+    }
+
+    /// One representative operation error: every method is a single `match`
+    /// whose arms are constants, a field read, or a delegation.
+    #[test]
+    fn representative_enum_expansion() {
+        let expansion = expand_pretty(parse_quote! {
+            #[error_fault(client)]
+            enum PutItemError<E> {
+                #[retryable(throttling = true)]
+                ProvisionedThroughputExceededException {
+                    message: String,
+                    #[retry_after]
+                    retry_after_seconds: Option<i32>,
+                },
+                #[error_fault(server)]
+                #[retryable]
+                InternalServerError(String),
+                #[error_code("ConditionalCheckFailed")]
+                ConditionalCheckFailedException,
+                #[retryable(timeout = true)]
+                #[http_error(408)]
+                RequestTimeout,
+                #[retry_info(transparent)]
+                Unhandled(E),
+            }
+        });
+        insta::assert_snapshot!(expansion);
+    }
+
+    #[test]
+    fn struct_expansion_has_no_match() {
+        let expansion = expand_pretty(parse_quote! {
+            #[retry_info(crate = "my_sdk::retries")]
+            #[retryable(throttling = true)]
+            #[http_error(429)]
+            struct TooManyRequests {
+                #[retry_after]
+                after: ::core::time::Duration,
+            }
+        });
+        insta::assert_snapshot!(expansion);
+    }
+
+    #[test]
+    fn errors_come_with_a_fallback_impl() {
+        let expansion = derive(&parse_quote! {
+            enum E {
+                #[http_error(700)]
+                A,
+            }
+        })
+        .to_string();
+        assert!(expansion.contains("compile_error"), "{expansion}");
+        assert!(expansion.contains("unreachable"), "{expansion}");
+    }
 }

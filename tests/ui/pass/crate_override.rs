@@ -1,3 +1,5 @@
+#![deny(warnings)]
+
 mod generated {
     pub mod runtime {
         pub use rebound::*;

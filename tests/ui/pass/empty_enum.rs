@@ -1,3 +1,5 @@
+#![deny(warnings)]
+
 use rebound::{ErrorInfo, RetryInfo};
 
 #[derive(Debug, RetryInfo)]

@@ -1,3 +1,5 @@
+#![deny(warnings)]
+
 use std::fmt::Debug;
 
 use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};

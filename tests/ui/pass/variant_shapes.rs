@@ -1,3 +1,5 @@
+#![deny(warnings)]
+
 use std::time::Duration;
 
 use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
