@@ -286,3 +286,8 @@ pub use rebound_runtime::*;
 /// documentation](crate#derive-retryinfo) for the attributes.
 #[cfg(feature = "derive")]
 pub use rebound_macros::RetryInfo;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
