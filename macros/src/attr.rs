@@ -217,22 +217,25 @@ fn parse_fault(meta: &Meta) -> darling::Result<Fault> {
     }
 }
 
-/// `#[http_error(NNN)]`: a bare integer literal (darling only reads `key = value`
-/// items, so this one is parsed by hand), checked against the error range.
+/// `#[name(LITERAL)]`: one literal of type `T` in parentheses (darling only
+/// reads `key = value` items, so these are parsed by hand). `usage` says what
+/// was expected, at the literal, or at the name when the parentheses are missing
+/// or empty.
+fn parse_single_literal<T: syn::parse::Parse>(meta: &Meta, usage: &str) -> darling::Result<T> {
+    match meta {
+        Meta::List(list) if !list.tokens.is_empty() => syn::parse2(list.tokens.clone())
+            .map_err(|_| darling::Error::custom(usage).with_span(&list.tokens.span())),
+        _ => Err(darling::Error::custom(usage).with_span(meta)),
+    }
+}
+
+/// `#[http_error(NNN)]`, checked against Smithy's `@httpError` range.
 fn parse_http_status(meta: &Meta) -> darling::Result<(u16, Span)> {
-    let usage = "expected an HTTP error status, e.g. `#[http_error(429)]`";
-    let Meta::List(list) = meta else {
-        return Err(darling::Error::custom(usage).with_span(meta));
-    };
-    let lit: LitInt = syn::parse2(list.tokens.clone()).map_err(|_| {
-        let span = if list.tokens.is_empty() {
-            meta.span()
-        } else {
-            list.tokens.span()
-        };
-        darling::Error::custom(format!("{usage}: an integer literal from 400 to 599"))
-            .with_span(&span)
-    })?;
+    let lit: LitInt = parse_single_literal(
+        meta,
+        "expected an HTTP error status, an integer literal from 400 to 599, \
+         e.g. `#[http_error(429)]`",
+    )?;
     let status = lit
         .base10_parse::<u16>()
         .ok()
@@ -248,18 +251,10 @@ fn parse_http_status(meta: &Meta) -> darling::Result<(u16, Span)> {
 }
 
 fn parse_error_code(meta: &Meta) -> darling::Result<LitStr> {
-    let usage = "expected an error code string, e.g. `#[error_code(\"ThrottlingException\")]`";
-    let Meta::List(list) = meta else {
-        return Err(darling::Error::custom(usage).with_span(meta));
-    };
-    let code: LitStr = syn::parse2(list.tokens.clone()).map_err(|_| {
-        let span = if list.tokens.is_empty() {
-            meta.span()
-        } else {
-            list.tokens.span()
-        };
-        darling::Error::custom(usage).with_span(&span)
-    })?;
+    let code: LitStr = parse_single_literal(
+        meta,
+        "expected an error code string, e.g. `#[error_code(\"ThrottlingException\")]`",
+    )?;
     if code.value().trim().is_empty() {
         return Err(darling::Error::custom("an error code cannot be empty").with_span(&code));
     }
