@@ -32,8 +32,26 @@ pub(crate) enum Retryable {
 #[derive(Debug, Default, FromMeta)]
 #[darling(default)]
 struct RetryableArgs {
-    throttling: bool,
-    timeout: bool,
+    throttling: Switch,
+    timeout: Switch,
+}
+
+/// A boolean key: `key`, `key = true` or `key = false`, and nothing else (a
+/// plain `bool` would also take `"true"` and say only "unexpected type").
+#[derive(Debug, Default, Clone, Copy)]
+struct Switch(bool);
+
+impl FromMeta for Switch {
+    fn from_word() -> darling::Result<Self> {
+        Ok(Self(true))
+    }
+
+    fn from_value(value: &Lit) -> darling::Result<Self> {
+        match value {
+            Lit::Bool(flag) => Ok(Self(flag.value)),
+            _ => Err(darling::Error::custom("expected `true` or `false`").with_span(value)),
+        }
+    }
 }
 
 /// `#[error_fault(client | server | other)]`: Smithy's `@error` trait.
@@ -198,8 +216,8 @@ fn parse_retryable(meta: &Meta) -> darling::Result<Retryable> {
                     }
                     let args = RetryableArgs::from_list(&items).map_err(|e| e.with_span(list))?;
                     Ok(Retryable::Yes {
-                        throttling: args.throttling,
-                        timeout: args.timeout,
+                        throttling: args.throttling.0,
+                        timeout: args.timeout.0,
                     })
                 }
             }
