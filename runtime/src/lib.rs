@@ -27,17 +27,33 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod backoff;
+pub mod classify;
 mod error_info;
 mod fault;
 mod io;
+mod partition;
+mod quota;
 mod retry_info;
 mod safety;
+pub mod standard;
+mod strategy;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use backoff::{
+    Backoff, RandomSource, RetryAfterExceedsCeiling, RetryAfterPolicy, SeededRandom, ThreadRandom,
+};
 pub use error_info::ErrorInfo;
 pub use fault::ErrorFault;
+pub use partition::Partitions;
+pub use quota::RetryQuota;
 pub use retry_info::RetryInfo;
 pub use safety::RetrySafety;
+pub use standard::{
+    AwsServiceDefaults, RetryBehavior, StandardConfigError, StandardRetryStrategy,
+    StandardRetryStrategyBuilder,
+};
+pub use strategy::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};
