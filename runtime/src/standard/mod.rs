@@ -160,7 +160,7 @@ impl StandardRetryStrategy {
 
     /// What a retry after a failure with this verdict costs.
     #[must_use]
-    pub fn retry_cost(&self, verdict: Verdict) -> u32 {
+    pub fn cost_of(&self, verdict: Verdict) -> u32 {
         let settings = &*self.settings;
         if verdict.throttling {
             settings.throttling_cost
@@ -256,7 +256,7 @@ impl RetryStrategy for StandardRetryStrategy {
             };
             return self.give_up(paid, failure, why);
         }
-        let cost = self.retry_cost(verdict);
+        let cost = self.cost_of(verdict);
         let previous = token.delay();
         let delay = || self.retry_delay(attempts, verdict.throttling, previous, retry_after);
         match self.quota.try_acquire(cost) {
