@@ -211,6 +211,17 @@ forward_retry_strategy!(&S, std::boxed::Box<S>, std::sync::Arc<S>);
 /// assert_eq!(second.delay(), Duration::from_millis(40));
 /// assert_eq!(second.quota_cost(), Some(5));
 /// ```
+///
+/// Handing a spent token back again does not compile:
+///
+/// ```compile_fail,E0382
+/// use rebound_runtime::{RetryStrategy, StandardRetryStrategy};
+///
+/// let strategy = StandardRetryStrategy::builder().build().unwrap();
+/// let token = strategy.acquire_initial_token().unwrap();
+/// strategy.record_success(token);
+/// strategy.record_success(token); // use of moved value: the refund cannot be taken twice
+/// ```
 #[derive(Debug, PartialEq, Eq)]
 #[must_use = "a token must be handed back to the strategy (refresh or record_success)"]
 pub struct RetryToken {
