@@ -11,6 +11,10 @@
 //! one resource: see [`Partitions`](crate::Partitions)), across threads, so it
 //! is lock-free: an atomic counter. Refunding to a full bucket, what every
 //! successful call does while all is well, is a single atomic load.
+//!
+//! Under `--cfg loom` the counter is loom's, and a loom model checks every
+//! interleaving of concurrent acquisitions and refunds:
+//! `RUSTFLAGS="--cfg loom" cargo test -p rebound-runtime --lib quota`.
 
 #[cfg(loom)]
 use loom::sync::atomic::{AtomicU32, Ordering};

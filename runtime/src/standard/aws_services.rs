@@ -56,25 +56,28 @@ impl AwsServiceDefaults {
     /// case-insensitively). [`NONE`](Self::NONE) for anything else.
     #[must_use]
     pub fn lookup(service: &str, operation: &str) -> Self {
-        let service = service.to_ascii_lowercase();
+        let is = |name: &str| service.eq_ignore_ascii_case(name);
         let long_polling = LONG_POLLING_OPERATIONS
             .iter()
-            .any(|(s, ops)| *s == service && ops.contains(&operation));
-        let base = match service.as_str() {
-            "dynamodb" => Self {
+            .any(|(name, operations)| is(name) && operations.contains(&operation));
+        let special = if is("dynamodb") {
+            Self {
                 checks_response_crc32: true,
                 ..DYNAMODB
-            },
-            "dynamodb-streams" => DYNAMODB,
-            "sts" => Self {
+            }
+        } else if is("dynamodb-streams") {
+            DYNAMODB
+        } else if is("sts") {
+            Self {
                 transient_error_codes: &["IDPCommunicationError"],
                 ..Self::NONE
-            },
-            _ => Self::NONE,
+            }
+        } else {
+            Self::NONE
         };
         Self {
             long_polling,
-            ..base
+            ..special
         }
     }
 }
