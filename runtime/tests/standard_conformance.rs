@@ -88,13 +88,14 @@ impl ErrorInfo for Unknown {
     }
 }
 
-/// What one recorded attempt returned.
-enum Outcome {
+/// What one recorded attempt returned. Failures borrow their error code
+/// from the loaded vectors.
+enum Outcome<'a> {
     /// A successful response; the status is kept for the classifier check.
     Success {
         status: u16,
     },
-    Failure(Box<dyn FailureInfo>),
+    Failure(Box<dyn FailureInfo + 'a>),
 }
 
 struct Fixture {
@@ -118,7 +119,7 @@ impl Fixture {
 
     /// Turns a recorded response into what an HTTP integration would hand the
     /// strategy.
-    fn outcome(&self, service: &AwsServiceDefaults, attempt: &Value) -> Outcome {
+    fn outcome<'a>(&self, service: &AwsServiceDefaults, attempt: &'a Value) -> Outcome<'a> {
         let response = &attempt["response"];
         let headers = &attempt["headers"];
         match response["kind"].as_str() {
@@ -156,7 +157,7 @@ impl Fixture {
                 if let Some(code) = code {
                     error = error.with_code(code);
                 }
-                Outcome::Failure(Box::new(OwnedHttpError::from(error)))
+                Outcome::Failure(Box::new(error))
             }
             Some("exception") => Outcome::Failure(match response["exception"].as_str().unwrap() {
                 "ConnectionError" | "EndpointConnectionError" => {
@@ -174,62 +175,6 @@ impl Fixture {
             }),
             other => panic!("response kind {other:?} is not in the fixture"),
         }
-    }
-}
-
-/// `HttpErrorResponse` borrows its code; the fixture boxes failures, so it
-/// keeps an owned copy and forwards the vocabulary to a borrowed view.
-#[derive(Debug)]
-struct OwnedHttpError {
-    status: u16,
-    code: Option<String>,
-    retry_after: Option<Duration>,
-}
-
-impl From<HttpErrorResponse<'_>> for OwnedHttpError {
-    fn from(error: HttpErrorResponse<'_>) -> Self {
-        Self {
-            status: error.http_status().unwrap(),
-            code: error.error_code().map(str::to_owned),
-            retry_after: error.retry_after(),
-        }
-    }
-}
-
-impl OwnedHttpError {
-    fn view(&self) -> HttpErrorResponse<'_> {
-        let view = HttpErrorResponse::new(self.status).with_retry_after(self.retry_after);
-        match &self.code {
-            Some(code) => view.with_code(code),
-            None => view,
-        }
-    }
-}
-
-impl RetryInfo for OwnedHttpError {
-    fn retry_safety(&self) -> RetrySafety {
-        self.view().retry_safety()
-    }
-    fn is_throttle(&self) -> bool {
-        self.view().is_throttle()
-    }
-    fn is_timeout(&self) -> bool {
-        self.view().is_timeout()
-    }
-    fn retry_after(&self) -> Option<Duration> {
-        self.view().retry_after()
-    }
-}
-
-impl ErrorInfo for OwnedHttpError {
-    fn fault(&self) -> ErrorFault {
-        self.view().fault()
-    }
-    fn http_status(&self) -> Option<u16> {
-        Some(self.status)
-    }
-    fn error_code(&self) -> Option<&str> {
-        self.code.as_deref()
     }
 }
 
