@@ -245,6 +245,48 @@ impl Checks {
     fn count(&self, field: &str) -> usize {
         self.0.get(field).copied().unwrap_or(0)
     }
+
+    /// Checks what the strategy decided for one attempt against the record.
+    fn decision(&mut self, decision: &Decision, attempt: &Value, has_long_poll: bool, at: &str) {
+        self.eq("retry", decision.retry, boolean(attempt, "retry"), at);
+        self.delay("delay", decision.delay, &attempt["delay"], at);
+        self.eq(
+            "quota_cost_acquired",
+            decision.cost,
+            opt_uint(attempt, "quota_cost_acquired"),
+            at,
+        );
+        // botocore's handler returns a delay, `False` after a long-polling
+        // sleep, or `None`.
+        let handler_return = match (decision.retry, decision.long_poll_sleep) {
+            (true, _) => "delay",
+            (false, Some(_)) => "false",
+            (false, None) => "none",
+        };
+        self.eq(
+            "handler_return",
+            handler_return,
+            attempt["handler_return"].as_str().unwrap(),
+            at,
+        );
+        if has_long_poll {
+            self.delay(
+                "long_poll_sleep",
+                decision.long_poll_sleep,
+                &attempt["long_poll_sleep"],
+                at,
+            );
+        }
+    }
+}
+
+/// What the strategy decided after one attempt.
+#[derive(Default)]
+struct Decision {
+    retry: bool,
+    delay: Option<Duration>,
+    cost: Option<u32>,
+    long_poll_sleep: Option<Duration>,
 }
 
 fn delay_matches(actual: Duration, expected: f64) -> bool {
@@ -410,16 +452,11 @@ fn replay_sequences(file: &Value, behavior: RetryBehavior, checks: &mut Checks) 
                 let attempt_number = current.attempt();
                 let mut gave_up: Option<TokenAcquisitionFailed> = None;
                 let mut refunded_on_failure = false;
-                match outcome {
+                let decision = match outcome {
                     Outcome::Success { .. } => {
-                        checks.eq("retry", false, boolean(attempt, "retry"), &at);
-                        checks.delay("delay", None, &attempt["delay"], &at);
-                        checks.eq(
-                            "quota_cost_acquired",
-                            None,
-                            opt_uint(attempt, "quota_cost_acquired"),
-                            &at,
-                        );
+                        assert!(is_last, "a success ends the call ({at})");
+                        // The attempt itself changes nothing; the refund is the
+                        // reference's after-call hook.
                         checks.eq(
                             "capacity_after",
                             u64::from(quota.available()),
@@ -427,86 +464,35 @@ fn replay_sequences(file: &Value, behavior: RetryBehavior, checks: &mut Checks) 
                             &at,
                         );
                         checks.eq(
-                            "handler_return",
-                            "none",
-                            attempt["handler_return"].as_str().unwrap(),
-                            &at,
-                        );
-                        if has_long_poll {
-                            checks.delay("long_poll_sleep", None, &attempt["long_poll_sleep"], &at);
-                        }
-                        assert!(is_last, "a success ends the call ({at})");
-                        checks.eq(
                             "after_call_release.capacity_before",
                             u64::from(quota.available()),
                             uint(release, "capacity_before"),
                             &at,
                         );
                         strategy.record_success(current);
+                        Decision::default()
                     }
                     Outcome::Failure(failure) => {
                         let status = failure.http_status();
                         match strategy.refresh_retry_token(current, &*failure) {
                             Ok(next) => {
-                                checks.eq("retry", true, boolean(attempt, "retry"), &at);
-                                checks.delay("delay", Some(next.delay()), &attempt["delay"], &at);
-                                checks.eq(
-                                    "quota_cost_acquired",
-                                    next.quota_cost(),
-                                    opt_uint(attempt, "quota_cost_acquired"),
-                                    &at,
-                                );
+                                assert!(!is_last, "a retry is followed by another attempt ({at})");
                                 checks.eq(
                                     "capacity_after",
                                     u64::from(quota.available()),
                                     uint(attempt, "capacity_after"),
                                     &at,
                                 );
-                                checks.eq(
-                                    "handler_return",
-                                    "delay",
-                                    attempt["handler_return"].as_str().unwrap(),
-                                    &at,
-                                );
-                                if has_long_poll {
-                                    checks.delay(
-                                        "long_poll_sleep",
-                                        None,
-                                        &attempt["long_poll_sleep"],
-                                        &at,
-                                    );
-                                }
-                                assert!(!is_last, "a retry is followed by another attempt ({at})");
+                                let decision = Decision {
+                                    retry: true,
+                                    delay: Some(next.delay()),
+                                    cost: next.quota_cost(),
+                                    long_poll_sleep: None,
+                                };
                                 token = Some(next);
+                                decision
                             }
                             Err(why) => {
-                                checks.eq("retry", false, boolean(attempt, "retry"), &at);
-                                checks.delay("delay", None, &attempt["delay"], &at);
-                                checks.eq(
-                                    "quota_cost_acquired",
-                                    None,
-                                    opt_uint(attempt, "quota_cost_acquired"),
-                                    &at,
-                                );
-                                let handler_return = if why.delay_before_giving_up().is_some() {
-                                    "false"
-                                } else {
-                                    "none"
-                                };
-                                checks.eq(
-                                    "handler_return",
-                                    handler_return,
-                                    attempt["handler_return"].as_str().unwrap(),
-                                    &at,
-                                );
-                                if has_long_poll {
-                                    checks.delay(
-                                        "long_poll_sleep",
-                                        why.delay_before_giving_up(),
-                                        &attempt["long_poll_sleep"],
-                                        &at,
-                                    );
-                                }
                                 assert!(is_last, "giving up ends the call ({at})");
                                 // The strategy refunds a request that ends on a 2xx
                                 // failure within this call, which the reference
@@ -531,11 +517,17 @@ fn replay_sequences(file: &Value, behavior: RetryBehavior, checks: &mut Checks) 
                                     expected_after,
                                     &at,
                                 );
+                                let decision = Decision {
+                                    long_poll_sleep: why.delay_before_giving_up(),
+                                    ..Decision::default()
+                                };
                                 gave_up = Some(why);
+                                decision
                             }
                         }
                     }
-                }
+                };
+                checks.decision(&decision, attempt, has_long_poll, &at);
                 checks.eq(
                     "random_values",
                     draws.len() - replay.left(),
