@@ -1,5 +1,5 @@
 //! The runtime of [rebound](https://docs.rs/rebound): the retry vocabulary
-//! every error speaks, and (in later modules) the strategies that listen.
+//! every error speaks, and the strategies that listen.
 //!
 //! Most users depend on the `rebound` facade, which re-exports this crate and
 //! the `#[derive(RetryInfo)]` macro. Depend on `rebound-runtime` directly only
@@ -24,20 +24,61 @@
 //! assert!(err.is_timeout());
 //! assert_eq!(err.fault(), ErrorFault::Other);
 //! ```
+//!
+//! # Strategies
+//!
+//! | item | what it is |
+//! |---|---|
+//! | [`RetryStrategy`] | the Smithy interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] when no further attempt may be made |
+//! | [`StandardRetryStrategy`] | the AWS standard retry mode, behaviour 2.0 (default) or 2.1 ([`RetryBehavior`]) |
+//! | [`RetryQuota`] | the lock-free token bucket that stops retries while a service keeps failing |
+//! | [`Partitions`] | one quota (or other shared state) per endpoint or resource |
+//! | [`backoff`] | [`Backoff`] formulas, injectable [`RandomSource`]s, [`RetryAfterPolicy`] |
+//! | [`classify`] | the AWS rules: throttling and transient codes and statuses, unmodeled 429 |
+//!
+//! ```
+//! use rebound_runtime::classify::HttpErrorResponse;
+//! use rebound_runtime::{RetryBehavior, RetryStrategy, StandardRetryStrategy};
+//!
+//! let strategy = StandardRetryStrategy::builder().behavior(RetryBehavior::V2_1).build()?;
+//! let token = strategy.acquire_initial_token()?;
+//! let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
+//! let token = strategy.refresh_retry_token(token, &throttled)?;
+//! assert_eq!(token.attempt(), 2);
+//! assert!(token.delay() < std::time::Duration::from_secs(1)); // r * 1 s
+//! strategy.record_success(token);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod backoff;
+pub mod classify;
 mod error_info;
 mod fault;
 mod io;
+mod partition;
+mod quota;
 mod retry_info;
 mod safety;
+pub mod standard;
+mod strategy;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use backoff::{
+    Backoff, RandomSource, RetryAfterExceedsCeiling, RetryAfterPolicy, SeededRandom, ThreadRandom,
+};
 pub use error_info::ErrorInfo;
 pub use fault::ErrorFault;
+pub use partition::Partitions;
+pub use quota::RetryQuota;
 pub use retry_info::RetryInfo;
 pub use safety::RetrySafety;
+pub use standard::{
+    AwsServiceDefaults, RetryBehavior, StandardConfigError, StandardRetryStrategy,
+    StandardRetryStrategyBuilder,
+};
+pub use strategy::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};

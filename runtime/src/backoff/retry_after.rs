@@ -1,0 +1,129 @@
+//! [`RetryAfterPolicy`]: what to do with a wait the service asked for
+//! (`x-amz-retry-after`, `Retry-After`, [`RetryInfo::retry_after`]).
+//!
+//! The Smithy guide says a hint is a minimum: a client may wait longer, not
+//! shorter. Honouring it blindly lets one response park a client for hours,
+//! so every policy here bounds it: behaviour 2.1 bounds the extra wait to a
+//! few seconds past the backoff, and [`AtLeast`](RetryAfterPolicy::AtLeast)
+//! gives up (with [`TokenAcquisitionFailed::RetryAfterTooLong`]) when the
+//! hint is above a ceiling, so the caller learns at once and can reschedule.
+//!
+//! [`RetryInfo::retry_after`]: crate::RetryInfo::retry_after
+//! [`TokenAcquisitionFailed::RetryAfterTooLong`]: crate::TokenAcquisitionFailed::RetryAfterTooLong
+
+use core::time::Duration;
+
+use super::secs_to_duration;
+
+/// How a retry-after hint changes the backoff delay `t`.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::RetryAfterPolicy;
+///
+/// let secs = Duration::from_secs;
+/// let t = Duration::from_millis(300); // the computed backoff
+///
+/// // Behaviour 2.0 (botocore 1.35): hints are ignored.
+/// assert_eq!(RetryAfterPolicy::Ignore.apply(t, Some(secs(30))), t);
+///
+/// // Behaviour 2.1: max(t, min(hint, t + 5 s)).
+/// let aws = RetryAfterPolicy::AWS_BOUNDED;
+/// assert_eq!(aws.apply(t, Some(secs(2))), secs(2));
+/// assert_eq!(aws.apply(t, Some(secs(30))), t + secs(5));
+///
+/// // A minimum up to a ceiling; above it, the strategy gives up.
+/// let at_least = RetryAfterPolicy::AtLeast { ceiling: secs(60) };
+/// assert_eq!(at_least.apply(t, Some(secs(30))), secs(30));
+/// assert!(at_least.check(Some(secs(30))).is_ok());
+/// assert!(at_least.check(Some(secs(3600))).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RetryAfterPolicy {
+    /// Use the backoff alone (retry behaviour 2.0, like botocore 1.35).
+    Ignore,
+    /// `max(t, min(hint, t + max_additional))`: the hint raises the delay by
+    /// at most `max_additional` (retry behaviour 2.1, 5 s). Never gives up.
+    AwsBounded {
+        /// The most the hint may add to the backoff.
+        max_additional: Duration,
+    },
+    /// `max(t, hint)`: the hint is a true minimum, as the Smithy guide
+    /// recommends. A hint above `ceiling` makes the strategy give up at once
+    /// ([`TokenAcquisitionFailed::RetryAfterTooLong`](crate::TokenAcquisitionFailed::RetryAfterTooLong)),
+    /// without taking retry quota: neither a multi-hour sleep nor a retry
+    /// earlier than the service asked.
+    AtLeast {
+        /// The longest hint honoured.
+        ceiling: Duration,
+    },
+}
+
+impl RetryAfterPolicy {
+    /// Behaviour 2.1's policy: at most 5 s added to the backoff.
+    pub const AWS_BOUNDED: Self = Self::AwsBounded {
+        max_additional: Duration::from_secs(5),
+    };
+
+    /// Whether a retry may follow this hint at all.
+    ///
+    /// # Errors
+    ///
+    /// [`RetryAfterExceedsCeiling`] for an [`AtLeast`](Self::AtLeast) policy
+    /// and a hint above its ceiling.
+    pub fn check(&self, hint: Option<Duration>) -> Result<(), RetryAfterExceedsCeiling> {
+        match (*self, hint) {
+            (Self::AtLeast { ceiling }, Some(requested)) if requested > ceiling => {
+                Err(RetryAfterExceedsCeiling { requested, ceiling })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The delay once `hint` is taken into account. For
+    /// [`AtLeast`](Self::AtLeast), call [`check`](Self::check) first: `apply`
+    /// itself does not enforce the ceiling.
+    #[must_use]
+    pub fn apply(&self, backoff: Duration, hint: Option<Duration>) -> Duration {
+        secs_to_duration(self.apply_secs(backoff.as_secs_f64(), hint))
+    }
+
+    /// [`apply`](Self::apply) on `f64` seconds, the precision the reference
+    /// computes in.
+    pub(crate) fn apply_secs(&self, backoff: f64, hint: Option<Duration>) -> f64 {
+        let Some(hint) = hint else { return backoff };
+        let hint = hint.as_secs_f64();
+        match *self {
+            Self::Ignore => backoff,
+            Self::AwsBounded { max_additional } => {
+                backoff.max(hint.min(backoff + max_additional.as_secs_f64()))
+            }
+            Self::AtLeast { .. } => backoff.max(hint),
+        }
+    }
+}
+
+/// A retry-after hint above the ceiling of a
+/// [`RetryAfterPolicy::AtLeast`] policy.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::RetryAfterPolicy;
+///
+/// let policy = RetryAfterPolicy::AtLeast { ceiling: Duration::from_secs(60) };
+/// let err = policy.check(Some(Duration::from_secs(7200))).unwrap_err();
+/// assert_eq!(err.requested, Duration::from_secs(7200));
+/// assert_eq!(err.to_string(), "the service asked to wait 7200s, more than the 60s ceiling");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the service asked to wait {requested:?}, more than the {ceiling:?} ceiling")]
+pub struct RetryAfterExceedsCeiling {
+    /// The wait the service asked for.
+    pub requested: Duration,
+    /// The longest wait the policy honours.
+    pub ceiling: Duration,
+}

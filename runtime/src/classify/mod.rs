@@ -1,0 +1,330 @@
+//! Classification of AWS responses: from what a failure says through the
+//! vocabulary ([`RetryInfo`](crate::RetryInfo), [`ErrorInfo`](crate::ErrorInfo))
+//! to the [`Verdict`] a strategy acts on (retryable? throttling? timeout?).
+//!
+//! The rules, in the order the AWS SDKs apply them:
+//!
+//! 1. An explicit verdict wins: [`RetrySafety::Yes`] (a `@retryable` modeled
+//!    error, a transport failure) is retried, [`RetrySafety::No`] never is.
+//! 2. [`RetrySafety::Maybe`] (an unmodeled error) is retried if it is a
+//!    throttling error, a timeout, or has a transient error code
+//!    ([`TRANSIENT_ERROR_CODES`] plus any configured extras) or a transient
+//!    status ([`TRANSIENT_STATUS_CODES`]).
+//! 3. A failure is a throttling error if it says so
+//!    ([`is_throttle`](crate::RetryInfo::is_throttle)), if its code is one of
+//!    [`THROTTLING_ERROR_CODES`], or — when enabled (behaviour 2.1) — if it
+//!    is an unmodeled error with status 429.
+//!
+//! The fault ([`ErrorFault`](crate::ErrorFault)) is not used: the AWS SDKs do
+//! not retry a 5xx outside the transient statuses (`501`, for one).
+//!
+//! The building blocks ([`HttpErrorResponse`], [`TransportFailure`],
+//! [`ChecksumMismatch`], [`parse_x_amz_retry_after`]) are what an HTTP
+//! integration turns its responses and errors into.
+//!
+//! Classification takes no lock and allocates nothing.
+
+mod codes;
+mod response;
+
+use std::borrow::Cow;
+
+pub use codes::{
+    THROTTLING_ERROR_CODES, THROTTLING_STATUS_CODE, TRANSIENT_ERROR_CODES, TRANSIENT_STATUS_CODES,
+    is_throttling_error_code, is_transient_error_code, is_transient_status,
+};
+pub use response::{
+    ChecksumMismatch, HttpErrorResponse, TransportFailure, parse_x_amz_retry_after,
+};
+
+use crate::{FailureInfo, RetrySafety};
+
+/// What a classifier concluded about one failure.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::classify::Verdict;
+///
+/// let verdict = Verdict { retryable: true, throttling: true, timeout: false };
+/// assert!(verdict.retryable && verdict.throttling);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Verdict {
+    /// The failure may be retried (attempts and quota permitting).
+    pub retryable: bool,
+    /// The service throttled the request.
+    pub throttling: bool,
+    /// The attempt timed out.
+    pub timeout: bool,
+}
+
+/// The AWS SDKs' rules for which failures are retried, applied to the
+/// vocabulary (see the [module docs](self) for the rules).
+///
+/// # Default
+///
+/// An unmodeled 429 is *not* a throttling error (behaviour 2.0, botocore
+/// 1.35); no extra transient codes.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::classify::{AwsErrorClassifier, HttpErrorResponse, TransportFailure};
+///
+/// let v2_0 = AwsErrorClassifier::new();
+/// let v2_1 = AwsErrorClassifier::new().with_unmodeled_429_as_throttling(true);
+///
+/// let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
+/// assert!(v2_0.classify(&throttled).throttling);
+///
+/// let bare_429 = HttpErrorResponse::new(429);
+/// assert!(!v2_0.classify(&bare_429).retryable);
+/// assert!(v2_1.classify(&bare_429).retryable && v2_1.classify(&bare_429).throttling);
+///
+/// assert!(v2_0.classify(&HttpErrorResponse::new(503)).retryable);
+/// assert!(!v2_0.classify(&HttpErrorResponse::new(501)).retryable);
+/// assert!(v2_0.classify(&TransportFailure::ReadTimeout).timeout);
+///
+/// let sts = AwsErrorClassifier::new().with_transient_error_code("IDPCommunicationError");
+/// assert!(sts.classify(&HttpErrorResponse::new(400).with_code("IDPCommunicationError")).retryable);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AwsErrorClassifier {
+    unmodeled_429_is_throttling: bool,
+    extra_transient_error_codes: Vec<Cow<'static, str>>,
+}
+
+impl AwsErrorClassifier {
+    /// The classifier with its [defaults](Self#default).
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            unmodeled_429_is_throttling: false,
+            extra_transient_error_codes: Vec::new(),
+        }
+    }
+
+    /// Whether an unmodeled error ([`RetrySafety::Maybe`]) with status 429 is
+    /// a (retryable) throttling error: `true` in behaviour 2.1.
+    #[must_use]
+    pub const fn with_unmodeled_429_as_throttling(mut self, enabled: bool) -> Self {
+        self.unmodeled_429_is_throttling = enabled;
+        self
+    }
+
+    /// Adds an error code to retry as transient, beyond
+    /// [`TRANSIENT_ERROR_CODES`] (STS's `IDPCommunicationError`, for one).
+    #[must_use]
+    pub fn with_transient_error_code(mut self, code: impl Into<Cow<'static, str>>) -> Self {
+        self.extra_transient_error_codes.push(code.into());
+        self
+    }
+
+    /// Whether an unmodeled 429 counts as throttling.
+    #[must_use]
+    pub const fn unmodeled_429_is_throttling(&self) -> bool {
+        self.unmodeled_429_is_throttling
+    }
+
+    /// The error codes retried as transient beyond [`TRANSIENT_ERROR_CODES`].
+    pub fn extra_transient_error_codes(&self) -> impl Iterator<Item = &str> {
+        self.extra_transient_error_codes.iter().map(|code| &**code)
+    }
+
+    /// Applies the rules to one failure.
+    #[must_use]
+    pub fn classify(&self, failure: &dyn FailureInfo) -> Verdict {
+        let safety = failure.retry_safety();
+        let code = failure.error_code();
+        let status = failure.http_status();
+        let unmodeled = safety == RetrySafety::Maybe;
+
+        let throttling = failure.is_throttle()
+            || code.is_some_and(is_throttling_error_code)
+            || (unmodeled
+                && self.unmodeled_429_is_throttling
+                && status == Some(THROTTLING_STATUS_CODE));
+        let timeout = failure.is_timeout();
+        let retryable = match safety {
+            RetrySafety::Yes => true,
+            RetrySafety::No => false,
+            RetrySafety::Maybe => {
+                throttling
+                    || timeout
+                    || code.is_some_and(|code| self.is_transient_error_code(code))
+                    || status.is_some_and(is_transient_status)
+            }
+        };
+        Verdict {
+            retryable,
+            throttling,
+            timeout,
+        }
+    }
+
+    fn is_transient_error_code(&self, code: &str) -> bool {
+        is_transient_error_code(code)
+            || self
+                .extra_transient_error_codes
+                .iter()
+                .any(|extra| extra == code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ErrorFault, ErrorInfo, RetryInfo};
+
+    /// A modeled error, as `#[derive(RetryInfo)]` would describe it.
+    struct Modeled {
+        safety: RetrySafety,
+        throttle: bool,
+        status: u16,
+        code: &'static str,
+    }
+
+    impl RetryInfo for Modeled {
+        fn retry_safety(&self) -> RetrySafety {
+            self.safety
+        }
+        fn is_throttle(&self) -> bool {
+            self.throttle
+        }
+    }
+
+    impl ErrorInfo for Modeled {
+        fn fault(&self) -> ErrorFault {
+            ErrorFault::from_http_status(self.status)
+        }
+        fn http_status(&self) -> Option<u16> {
+            Some(self.status)
+        }
+        fn error_code(&self) -> Option<&str> {
+            Some(self.code)
+        }
+    }
+
+    fn modeled(safety: RetrySafety, throttle: bool, status: u16, code: &'static str) -> Modeled {
+        Modeled {
+            safety,
+            throttle,
+            status,
+            code,
+        }
+    }
+
+    #[test]
+    fn explicit_safety_wins_over_status_and_code() {
+        let rules = AwsErrorClassifier::new().with_unmodeled_429_as_throttling(true);
+        let no = modeled(RetrySafety::No, false, 429, "MyModeledNonRetryable");
+        assert_eq!(rules.classify(&no), Verdict::default());
+        let yes = modeled(RetrySafety::Yes, false, 400, "MyModeledTransient");
+        assert_eq!(
+            rules.classify(&yes),
+            Verdict {
+                retryable: true,
+                ..Verdict::default()
+            }
+        );
+        let throttle = modeled(RetrySafety::Yes, true, 400, "MyModeledThrottle");
+        assert_eq!(
+            rules.classify(&throttle),
+            Verdict {
+                retryable: true,
+                throttling: true,
+                timeout: false
+            }
+        );
+    }
+
+    #[test]
+    fn a_modeled_error_with_a_throttling_code_is_throttling() {
+        let rules = AwsErrorClassifier::new();
+        let modeled_slowdown = modeled(RetrySafety::Yes, false, 503, "SlowDown");
+        assert!(rules.classify(&modeled_slowdown).throttling);
+    }
+
+    #[test]
+    fn unmodeled_errors_follow_codes_and_statuses() {
+        let rules = AwsErrorClassifier::new();
+        for code in THROTTLING_ERROR_CODES {
+            let verdict = rules.classify(&HttpErrorResponse::new(400).with_code(code));
+            assert!(verdict.retryable && verdict.throttling, "{code}");
+        }
+        for code in TRANSIENT_ERROR_CODES {
+            assert!(
+                rules
+                    .classify(&HttpErrorResponse::new(400).with_code(code))
+                    .retryable,
+                "{code}"
+            );
+        }
+        for status in 100..600 {
+            let verdict = rules.classify(&HttpErrorResponse::new(status));
+            assert_eq!(
+                verdict.retryable,
+                [500, 502, 503, 504].contains(&status),
+                "{status}"
+            );
+            assert!(!verdict.throttling, "{status}");
+        }
+        let denied = HttpErrorResponse::new(403).with_code("AccessDenied");
+        assert_eq!(rules.classify(&denied), Verdict::default());
+    }
+
+    #[test]
+    fn unmodeled_429_is_throttling_only_when_enabled() {
+        let on = AwsErrorClassifier::new().with_unmodeled_429_as_throttling(true);
+        assert!(on.unmodeled_429_is_throttling());
+        let unknown = HttpErrorResponse::new(429).with_code("SomethingUnmodeled");
+        assert_eq!(
+            on.classify(&unknown),
+            Verdict {
+                retryable: true,
+                throttling: true,
+                timeout: false
+            }
+        );
+        assert_eq!(
+            AwsErrorClassifier::new().classify(&unknown),
+            Verdict::default()
+        );
+    }
+
+    #[test]
+    fn unknown_timeouts_are_retried_and_io_errors_follow_their_kind() {
+        let rules = AwsErrorClassifier::new();
+        let timed_out = std::io::Error::from(std::io::ErrorKind::TimedOut);
+        assert_eq!(
+            rules.classify(&timed_out),
+            Verdict {
+                retryable: true,
+                throttling: false,
+                timeout: true
+            }
+        );
+        let invalid = std::io::Error::from(std::io::ErrorKind::InvalidInput);
+        assert_eq!(rules.classify(&invalid), Verdict::default());
+    }
+
+    #[test]
+    fn extra_transient_codes_are_listed_and_applied() {
+        let rules = AwsErrorClassifier::new().with_transient_error_code(String::from("Flaky"));
+        assert_eq!(
+            rules.extra_transient_error_codes().collect::<Vec<_>>(),
+            ["Flaky"]
+        );
+        assert!(
+            rules
+                .classify(&HttpErrorResponse::new(400).with_code("Flaky"))
+                .retryable
+        );
+        assert!(
+            !AwsErrorClassifier::new()
+                .classify(&HttpErrorResponse::new(400).with_code("Flaky"))
+                .retryable
+        );
+    }
+}

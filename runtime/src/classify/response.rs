@@ -1,0 +1,261 @@
+//! Failures as an AWS client sees them before any model is consulted: an
+//! error response ([`HttpErrorResponse`]), no response at all
+//! ([`TransportFailure`]), or a response whose body failed its checksum
+//! ([`ChecksumMismatch`]). Each speaks the vocabulary, so a strategy can judge
+//! it; an HTTP integration builds them from its own types.
+
+use core::time::Duration;
+
+use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+
+/// An error response that matched none of the operation's modeled errors:
+/// only its status, error code and retry-after header are known.
+///
+/// Its [`retry_safety`](RetryInfo::retry_safety) is
+/// [`RetrySafety::Maybe`]: whether it is retried is up to the classifier's
+/// rules (throttling and transient codes, transient statuses, unmodeled 429).
+/// Modeled errors are types of their own, with `#[derive(RetryInfo)]`.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::classify::{parse_x_amz_retry_after, HttpErrorResponse};
+/// use rebound_runtime::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+///
+/// let response = HttpErrorResponse::new(503)
+///     .with_code("SlowDown")
+///     .with_retry_after(parse_x_amz_retry_after("1500"));
+/// assert_eq!(response.retry_safety(), RetrySafety::Maybe);
+/// assert_eq!(response.fault(), ErrorFault::Server);
+/// assert_eq!(response.error_code(), Some("SlowDown"));
+/// assert_eq!(response.retry_after(), Some(Duration::from_millis(1500)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HttpErrorResponse<'a> {
+    status: u16,
+    code: Option<&'a str>,
+    retry_after: Option<Duration>,
+}
+
+impl<'a> HttpErrorResponse<'a> {
+    /// A response with this HTTP status, no error code and no hint.
+    #[must_use]
+    pub const fn new(status: u16) -> Self {
+        Self {
+            status,
+            code: None,
+            retry_after: None,
+        }
+    }
+
+    /// Sets the error code parsed from the body or headers.
+    #[must_use]
+    pub const fn with_code(mut self, code: &'a str) -> Self {
+        self.code = Some(code);
+        self
+    }
+
+    /// Sets (or clears) the wait the response asked for.
+    #[must_use]
+    pub const fn with_retry_after(mut self, retry_after: Option<Duration>) -> Self {
+        self.retry_after = retry_after;
+        self
+    }
+}
+
+impl RetryInfo for HttpErrorResponse<'_> {
+    #[inline]
+    fn retry_safety(&self) -> RetrySafety {
+        RetrySafety::Maybe
+    }
+
+    #[inline]
+    fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+}
+
+/// The fault follows the status: 4xx client, 5xx server.
+impl ErrorInfo for HttpErrorResponse<'_> {
+    #[inline]
+    fn fault(&self) -> ErrorFault {
+        ErrorFault::from_http_status(self.status)
+    }
+
+    #[inline]
+    fn http_status(&self) -> Option<u16> {
+        Some(self.status)
+    }
+
+    #[inline]
+    fn error_code(&self) -> Option<&str> {
+        self.code
+    }
+}
+
+/// A request that got no (complete) HTTP response. All of these are
+/// transient in the AWS SDKs ([`RetrySafety::Yes`]); the two timeouts also
+/// report [`is_timeout`](RetryInfo::is_timeout), which costs more retry quota
+/// in behaviour 2.0.
+///
+/// The variants follow botocore's transport exceptions.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::classify::TransportFailure;
+/// use rebound_runtime::{RetryInfo, RetrySafety};
+///
+/// assert_eq!(TransportFailure::Connect.retry_safety(), RetrySafety::Yes);
+/// assert!(TransportFailure::ReadTimeout.is_timeout());
+/// assert!(!TransportFailure::ConnectionClosed.is_timeout());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportFailure {
+    /// Could not connect (refused, unreachable, DNS failure).
+    Connect,
+    /// Connecting took longer than the connect timeout.
+    ConnectTimeout,
+    /// The TLS handshake failed.
+    Tls,
+    /// The proxy could not be reached or refused the connection.
+    Proxy,
+    /// No response within the read timeout.
+    ReadTimeout,
+    /// The connection closed before the response was complete.
+    ConnectionClosed,
+    /// The response body stream failed part-way.
+    ResponseStreaming,
+    /// Any other failure of the HTTP client.
+    Http,
+}
+
+impl RetryInfo for TransportFailure {
+    #[inline]
+    fn retry_safety(&self) -> RetrySafety {
+        RetrySafety::Yes
+    }
+
+    #[inline]
+    fn is_timeout(&self) -> bool {
+        matches!(self, Self::ConnectTimeout | Self::ReadTimeout)
+    }
+}
+
+/// No response means no side is known to be at fault.
+impl ErrorInfo for TransportFailure {
+    #[inline]
+    fn fault(&self) -> ErrorFault {
+        ErrorFault::Other
+    }
+}
+
+/// A response whose body does not match the checksum the service sent
+/// (DynamoDB's `x-amz-crc32`): corrupted in transit, so retried
+/// ([`RetrySafety::Yes`]) whatever its status.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::classify::ChecksumMismatch;
+/// use rebound_runtime::{ErrorInfo, RetryInfo, RetrySafety};
+///
+/// let corrupted = ChecksumMismatch { status: 200 };
+/// assert_eq!(corrupted.retry_safety(), RetrySafety::Yes);
+/// assert_eq!(corrupted.http_status(), Some(200));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChecksumMismatch {
+    /// The status of the corrupted response.
+    pub status: u16,
+}
+
+impl RetryInfo for ChecksumMismatch {
+    #[inline]
+    fn retry_safety(&self) -> RetrySafety {
+        RetrySafety::Yes
+    }
+}
+
+/// The service answered; the transport corrupted it: nobody's declared fault.
+impl ErrorInfo for ChecksumMismatch {
+    #[inline]
+    fn fault(&self) -> ErrorFault {
+        ErrorFault::Other
+    }
+
+    #[inline]
+    fn http_status(&self) -> Option<u16> {
+        Some(self.status)
+    }
+}
+
+/// Parses an `x-amz-retry-after` header: a whole, non-negative number of
+/// milliseconds. Anything else (`"1.5"`, `"-5"`, `"abc"`, too large) is no
+/// hint at all, as in botocore.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::classify::parse_x_amz_retry_after;
+///
+/// assert_eq!(parse_x_amz_retry_after("1500"), Some(Duration::from_millis(1500)));
+/// assert_eq!(parse_x_amz_retry_after(" 0 "), Some(Duration::ZERO));
+/// assert_eq!(parse_x_amz_retry_after("1.5"), None);
+/// assert_eq!(parse_x_amz_retry_after("-5"), None);
+/// assert_eq!(parse_x_amz_retry_after("abc"), None);
+/// ```
+#[must_use]
+pub fn parse_x_amz_retry_after(value: &str) -> Option<Duration> {
+    let digits = value.trim();
+    let digits = digits.strip_prefix('+').unwrap_or(digits);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u64>().ok().map(Duration::from_millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x_amz_retry_after_accepts_only_whole_non_negative_milliseconds() {
+        assert_eq!(
+            parse_x_amz_retry_after("+7"),
+            Some(Duration::from_millis(7))
+        );
+        assert_eq!(parse_x_amz_retry_after(""), None);
+        assert_eq!(parse_x_amz_retry_after("+"), None);
+        assert_eq!(parse_x_amz_retry_after("1e3"), None);
+        assert_eq!(parse_x_amz_retry_after("99999999999999999999999"), None);
+    }
+
+    #[test]
+    fn transport_failures_are_transient_and_only_two_are_timeouts() {
+        use TransportFailure::*;
+        for failure in [
+            Connect,
+            ConnectTimeout,
+            Tls,
+            Proxy,
+            ReadTimeout,
+            ConnectionClosed,
+            ResponseStreaming,
+            Http,
+        ] {
+            assert_eq!(failure.retry_safety(), RetrySafety::Yes);
+            assert_eq!(
+                failure.is_timeout(),
+                matches!(failure, ConnectTimeout | ReadTimeout)
+            );
+            assert_eq!(
+                (failure.fault(), failure.http_status()),
+                (ErrorFault::Other, None)
+            );
+        }
+    }
+}

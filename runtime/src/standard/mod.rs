@@ -1,0 +1,288 @@
+//! [`StandardRetryStrategy`]: the AWS SDKs' standard retry mode — a bounded
+//! number of attempts, jittered exponential backoff, and a shared retry quota
+//! that stops retries when a service keeps failing.
+//!
+//! Two generations of the mode exist ([`RetryBehavior`]); the
+//! [builder](StandardRetryStrategyBuilder) documents every default.
+//!
+//! # What happens to a failed attempt
+//!
+//! 1. The failure is [classified](crate::classify): retryable? throttling?
+//!    timeout? A failure that is not retryable ends the request
+//!    ([`NotRetryable`](TokenAcquisitionFailed::NotRetryable)).
+//! 2. When `max_attempts` attempts were made, the request ends
+//!    ([`AttemptsExhausted`](TokenAcquisitionFailed::AttemptsExhausted)).
+//! 3. A retry-after hint the [`RetryAfterPolicy`] refuses ends it
+//!    ([`RetryAfterTooLong`](TokenAcquisitionFailed::RetryAfterTooLong)).
+//! 4. The retry is paid for from the quota — the throttling cost for a
+//!    throttling error, else the timeout cost for a timeout, else the retry
+//!    cost. If the quota cannot pay, the request ends
+//!    ([`QuotaExhausted`](TokenAcquisitionFailed::QuotaExhausted)), after a
+//!    backoff sleep for long-polling operations.
+//! 5. Otherwise the next token carries the backoff delay (throttling or
+//!    regular backoff, then the retry-after policy) and the cost paid.
+//!
+//! The first attempt never needs quota. A success refunds the cost of the
+//! request's last retry, or [`success_refund`](StandardRetryStrategyBuilder::success_refund)
+//! (1) if it paid for none. So does a request that ends on a failure carrying
+//! a 2xx status (a response whose checksum failed): the refund tracks whether
+//! the service answered successfully, as botocore's after-call hook does.
+//! A request ending on any other failure refunds nothing.
+
+mod aws_services;
+mod behavior;
+mod builder;
+
+use core::time::Duration;
+use std::fmt;
+use std::sync::Arc;
+
+pub use aws_services::AwsServiceDefaults;
+pub use behavior::{MAX_BACKOFF, RetryBehavior};
+pub use builder::{StandardConfigError, StandardRetryStrategyBuilder};
+
+use crate::classify::{AwsErrorClassifier, Verdict};
+use crate::{
+    Backoff, FailureInfo, RandomSource, RetryAfterPolicy, RetryQuota, RetryStrategy, RetryToken,
+    TokenAcquisitionFailed,
+};
+
+/// The AWS standard retry strategy (retry behaviour 2.0 or 2.1).
+///
+/// Cloning is cheap (three `Arc`s) and clones share the quota, the settings
+/// and the random source. [`with_quota`](Self::with_quota) gives a clone that
+/// draws from another quota (one per endpoint or resource).
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use rebound_runtime::classify::HttpErrorResponse;
+/// use rebound_runtime::{RetryQuota, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed};
+///
+/// let strategy = StandardRetryStrategy::builder()
+///     .quota(Arc::new(RetryQuota::new(500)))
+///     .random(|| 0.5) // inject the jitter draw
+///     .build()?;
+///
+/// let token = strategy.acquire_initial_token()?;
+/// let unavailable = HttpErrorResponse::new(503);
+/// let token = strategy.refresh_retry_token(token, &unavailable)?;
+/// assert_eq!(token.attempt(), 2);
+/// assert_eq!(token.delay(), Duration::from_millis(500)); // 0.5 * min(1 s * 2^0, 20 s)
+/// assert_eq!(strategy.quota().available(), 495); // a retry costs 5 (behaviour 2.0)
+///
+/// let token = strategy.refresh_retry_token(token, &unavailable)?;
+/// assert_eq!(token.delay(), Duration::from_secs(1)); // 0.5 * 2 s
+///
+/// // The third attempt is the last one.
+/// let why = strategy.refresh_retry_token(token, &unavailable).unwrap_err();
+/// assert_eq!(why, TokenAcquisitionFailed::AttemptsExhausted { attempts: 3, max_attempts: 3 });
+/// assert_eq!(strategy.quota().available(), 490);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct StandardRetryStrategy {
+    settings: Arc<Settings>,
+    quota: Arc<RetryQuota>,
+    random: Arc<dyn RandomSource>,
+}
+
+/// The resolved configuration, shared by clones.
+#[derive(Debug)]
+struct Settings {
+    behavior: RetryBehavior,
+    max_attempts: u32,
+    retry_cost: u32,
+    timeout_cost: u32,
+    throttling_cost: u32,
+    success_refund: u32,
+    backoff: Backoff,
+    throttling_backoff: Backoff,
+    retry_after: RetryAfterPolicy,
+    long_polling: bool,
+    classifier: AwsErrorClassifier,
+}
+
+impl StandardRetryStrategy {
+    /// A builder; see its [defaults](StandardRetryStrategyBuilder#default).
+    pub fn builder() -> StandardRetryStrategyBuilder {
+        StandardRetryStrategyBuilder::new()
+    }
+
+    /// The same strategy drawing from `quota`: how to give each partition
+    /// (endpoint, region + table, ...) its own quota.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{Partitions, StandardRetryStrategy};
+    ///
+    /// let quotas = Partitions::retry_quotas(500);
+    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let east = strategy.with_quota(quotas.get("us-east-1"));
+    /// let west = strategy.with_quota(quotas.get("us-west-2"));
+    /// assert!(!std::sync::Arc::ptr_eq(east.quota(), west.quota()));
+    /// # Ok::<(), rebound_runtime::StandardConfigError>(())
+    /// ```
+    #[must_use]
+    pub fn with_quota(&self, quota: Arc<RetryQuota>) -> Self {
+        Self {
+            quota,
+            ..self.clone()
+        }
+    }
+
+    /// The behaviour whose defaults were used.
+    #[must_use]
+    pub fn behavior(&self) -> RetryBehavior {
+        self.settings.behavior
+    }
+
+    /// Attempts per request, the first one included.
+    #[must_use]
+    pub fn max_attempts(&self) -> u32 {
+        self.settings.max_attempts
+    }
+
+    /// The retry quota this strategy draws from.
+    #[must_use]
+    pub fn quota(&self) -> &Arc<RetryQuota> {
+        &self.quota
+    }
+
+    /// The rules that decide which failures are retried.
+    #[must_use]
+    pub fn classifier(&self) -> &AwsErrorClassifier {
+        &self.settings.classifier
+    }
+
+    /// What a retry after a failure with this verdict costs.
+    #[must_use]
+    pub fn cost_of(&self, verdict: Verdict) -> u32 {
+        let settings = &*self.settings;
+        if verdict.throttling {
+            settings.throttling_cost
+        } else if verdict.timeout {
+            settings.timeout_cost
+        } else {
+            settings.retry_cost
+        }
+    }
+
+    /// The delay before the retry that follows failed attempt
+    /// `failed_attempt` (1-based): the throttling or regular backoff, then
+    /// the retry-after policy applied to `retry_after`. `previous` is the
+    /// delay slept before the failed attempt. Draws from the random source
+    /// as the backoff requires (once, for the default full jitter).
+    #[must_use]
+    pub fn retry_delay(
+        &self,
+        failed_attempt: u32,
+        throttling: bool,
+        previous: Duration,
+        retry_after: Option<Duration>,
+    ) -> Duration {
+        let settings = &*self.settings;
+        let backoff = if throttling {
+            settings.throttling_backoff
+        } else {
+            settings.backoff
+        };
+        let secs = backoff.delay_secs(failed_attempt, previous, &*self.random);
+        crate::backoff::secs_to_duration(settings.retry_after.apply_secs(secs, retry_after))
+    }
+
+    /// Gives back what a finished request holds: its last retry's cost, or
+    /// the success refund if it paid for no retry.
+    fn refund(&self, quota_cost: Option<u32>) {
+        self.quota
+            .release(quota_cost.unwrap_or(self.settings.success_refund));
+    }
+
+    /// Ends a request on `failure`; see the module docs for the 2xx refund.
+    fn give_up(
+        &self,
+        quota_cost: Option<u32>,
+        failure: &dyn FailureInfo,
+        why: TokenAcquisitionFailed,
+    ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        if failure
+            .http_status()
+            .is_some_and(|status| (200..300).contains(&status))
+        {
+            self.refund(quota_cost);
+        }
+        Err(why)
+    }
+}
+
+impl RetryStrategy for StandardRetryStrategy {
+    /// Always succeeds: the first attempt needs no quota.
+    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
+        Ok(RetryToken::initial())
+    }
+
+    fn refresh_retry_token(
+        &self,
+        token: RetryToken,
+        failure: &dyn FailureInfo,
+    ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        let settings = &*self.settings;
+        let attempts = token.attempt();
+        let paid = token.quota_cost();
+        let verdict = settings.classifier.classify(failure);
+        if !verdict.retryable {
+            return self.give_up(
+                paid,
+                failure,
+                TokenAcquisitionFailed::NotRetryable { attempts },
+            );
+        }
+        if attempts >= settings.max_attempts {
+            let why = TokenAcquisitionFailed::AttemptsExhausted {
+                attempts,
+                max_attempts: settings.max_attempts,
+            };
+            return self.give_up(paid, failure, why);
+        }
+        let retry_after = failure.retry_after();
+        if let Err(refused) = settings.retry_after.check(retry_after) {
+            let why = TokenAcquisitionFailed::RetryAfterTooLong {
+                attempts,
+                requested: refused.requested,
+                ceiling: refused.ceiling,
+            };
+            return self.give_up(paid, failure, why);
+        }
+        let cost = self.cost_of(verdict);
+        let previous = token.delay();
+        let delay = || self.retry_delay(attempts, verdict.throttling, previous, retry_after);
+        match self.quota.try_acquire(cost) {
+            Ok(()) => Ok(token.next(delay(), Some(cost))),
+            Err(available) => {
+                let why = TokenAcquisitionFailed::QuotaExhausted {
+                    attempts,
+                    cost,
+                    available,
+                    delay_before_giving_up: settings.long_polling.then(delay),
+                };
+                self.give_up(paid, failure, why)
+            }
+        }
+    }
+
+    fn record_success(&self, token: RetryToken) {
+        self.refund(token.quota_cost());
+    }
+}
+
+impl fmt::Debug for StandardRetryStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StandardRetryStrategy")
+            .field("settings", &self.settings)
+            .field("quota", &self.quota)
+            .finish_non_exhaustive()
+    }
+}

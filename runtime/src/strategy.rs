@@ -1,0 +1,380 @@
+//! The strategy interface of the Smithy client guide: [`RetryStrategy`] hands
+//! out [`RetryToken`]s, one per attempt, and says [`TokenAcquisitionFailed`]
+//! when no further attempt may be made.
+//!
+//! A strategy holds what is shared between requests (the retry quota, the
+//! configuration); a token holds what belongs to one request (how many
+//! attempts were made, what the last retry cost). Tokens are moved into every
+//! call, so a spent token cannot be used twice: that is a compile error, not a
+//! runtime check.
+//!
+//! # How an executor drives a strategy
+//!
+//! ```
+//! use std::time::Duration;
+//! use rebound_runtime::{
+//!     ErrorFault, ErrorInfo, RetryInfo, RetrySafety, RetryStrategy, StandardRetryStrategy,
+//! };
+//!
+//! #[derive(Debug)]
+//! struct Unavailable;
+//! impl RetryInfo for Unavailable {
+//!     fn retry_safety(&self) -> RetrySafety {
+//!         RetrySafety::Yes
+//!     }
+//! }
+//! impl ErrorInfo for Unavailable {
+//!     fn fault(&self) -> ErrorFault {
+//!         ErrorFault::Server
+//!     }
+//! }
+//!
+//! fn call(attempt: u32) -> Result<&'static str, Unavailable> {
+//!     if attempt < 3 { Err(Unavailable) } else { Ok("done") }
+//! }
+//!
+//! let strategy = StandardRetryStrategy::builder().build()?;
+//! let mut slept = Duration::ZERO;
+//! // The initial attempt is made even if no token can be had.
+//! let mut token = strategy.acquire_initial_token().ok();
+//! let result = loop {
+//!     let attempt = token.as_ref().map_or(1, |t| t.attempt());
+//!     slept += token.as_ref().map_or(Duration::ZERO, |t| t.delay()); // an executor sleeps here
+//!     match call(attempt) {
+//!         Ok(value) => {
+//!             if let Some(token) = token {
+//!                 strategy.record_success(token);
+//!             }
+//!             break Ok(value);
+//!         }
+//!         Err(failure) => {
+//!             let Some(spent) = token else { break Err(failure) };
+//!             match strategy.refresh_retry_token(spent, &failure) {
+//!                 Ok(next) => token = Some(next),
+//!                 Err(why) => {
+//!                     slept += why.delay_before_giving_up().unwrap_or_default();
+//!                     break Err(failure);
+//!                 }
+//!             }
+//!         }
+//!     }
+//! };
+//! assert_eq!(result.unwrap(), "done");
+//! assert!(slept <= Duration::from_secs(3)); // two jittered retries: at most 1 s + 2 s
+//! # Ok::<(), rebound_runtime::StandardConfigError>(())
+//! ```
+
+use core::time::Duration;
+use std::fmt::Debug;
+
+use crate::{ErrorInfo, RetryInfo};
+
+/// Everything a strategy may ask about a failed attempt: the
+/// [`RetryInfo`] verdicts and the [`ErrorInfo`] facts.
+///
+/// Implemented for every type that implements both, so any error produced by
+/// `#[derive(RetryInfo)]`, [`std::io::Error`] or the response types of
+/// [`classify`](crate::classify) can be handed to a strategy as
+/// `&dyn FailureInfo`.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::{FailureInfo, RetrySafety};
+///
+/// let failure: &dyn FailureInfo = &std::io::Error::from(std::io::ErrorKind::TimedOut);
+/// assert_eq!(failure.retry_safety(), RetrySafety::Yes);
+/// assert!(failure.is_timeout());
+/// ```
+pub trait FailureInfo: RetryInfo + ErrorInfo {}
+
+impl<T: RetryInfo + ErrorInfo + ?Sized> FailureInfo for T {}
+
+/// A retry strategy, as the Smithy client guide defines it: it decides whether
+/// and when a failed request is attempted again.
+///
+/// An executor calls [`acquire_initial_token`](Self::acquire_initial_token)
+/// once per request, sleeps [`RetryToken::delay`], makes the attempt, then
+/// hands the token back: to [`refresh_retry_token`](Self::refresh_retry_token)
+/// with the failure, which returns the token for the next attempt, or to
+/// [`record_success`](Self::record_success). When a token cannot be
+/// refreshed, the executor sleeps
+/// [`TokenAcquisitionFailed::delay_before_giving_up`] (if any) and returns the
+/// last failure.
+///
+/// The initial attempt is always made: if `acquire_initial_token` fails, the
+/// executor makes one attempt without retries (the strategy manages retries;
+/// it does not gate access to the service).
+///
+/// The trait is object safe, so clients can hold an `Arc<dyn RetryStrategy>`.
+///
+/// # Examples
+///
+/// A strategy that never retries:
+///
+/// ```
+/// use rebound_runtime::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};
+///
+/// #[derive(Debug)]
+/// struct Once;
+///
+/// impl RetryStrategy for Once {
+///     fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
+///         Ok(RetryToken::initial())
+///     }
+///     fn refresh_retry_token(
+///         &self,
+///         token: RetryToken,
+///         _failure: &dyn FailureInfo,
+///     ) -> Result<RetryToken, TokenAcquisitionFailed> {
+///         Err(TokenAcquisitionFailed::AttemptsExhausted { attempts: token.attempt(), max_attempts: 1 })
+///     }
+///     fn record_success(&self, _token: RetryToken) {}
+/// }
+///
+/// let failure = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+/// let token = Once.acquire_initial_token().unwrap();
+/// assert!(Once.refresh_retry_token(token, &failure).is_err());
+/// ```
+pub trait RetryStrategy: Debug + Send + Sync {
+    /// Called before the first attempt of a request.
+    ///
+    /// # Errors
+    ///
+    /// [`TokenAcquisitionFailed`] if the strategy will not track this request
+    /// (for example a client-side rate limiter that fails fast). The executor
+    /// still makes the initial attempt, without retries.
+    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed>;
+
+    /// Called after an attempt failed, with that attempt's token and failure.
+    /// Returns the token for the next attempt, whose
+    /// [`delay`](RetryToken::delay) the executor sleeps first.
+    ///
+    /// # Errors
+    ///
+    /// [`TokenAcquisitionFailed`] when no further attempt may be made; the
+    /// executor then returns `failure` to its caller.
+    fn refresh_retry_token(
+        &self,
+        token: RetryToken,
+        failure: &dyn FailureInfo,
+    ) -> Result<RetryToken, TokenAcquisitionFailed>;
+
+    /// Called after an attempt succeeded, so the strategy can give back what
+    /// the request held (the retry quota refund).
+    fn record_success(&self, token: RetryToken);
+}
+
+macro_rules! forward_retry_strategy {
+    ($($pointer:ty),+ $(,)?) => {$(
+        impl<S: RetryStrategy + ?Sized> RetryStrategy for $pointer {
+            #[inline]
+            fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
+                S::acquire_initial_token(self)
+            }
+            #[inline]
+            fn refresh_retry_token(
+                &self,
+                token: RetryToken,
+                failure: &dyn FailureInfo,
+            ) -> Result<RetryToken, TokenAcquisitionFailed> {
+                S::refresh_retry_token(self, token, failure)
+            }
+            #[inline]
+            fn record_success(&self, token: RetryToken) {
+                S::record_success(self, token)
+            }
+        }
+    )+};
+}
+
+forward_retry_strategy!(&S, std::boxed::Box<S>, std::sync::Arc<S>);
+
+/// The state of one request between its attempts: which attempt comes next,
+/// how long to wait before it, and what the last retry took from the quota.
+///
+/// Deliberately neither `Clone` nor `Copy`: a strategy consumes the token it
+/// is given, so a spent token cannot be refreshed or refunded twice.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::RetryToken;
+///
+/// let first = RetryToken::initial();
+/// assert_eq!((first.attempt(), first.delay(), first.quota_cost()), (1, Duration::ZERO, None));
+///
+/// let second = first.next(Duration::from_millis(40), Some(5));
+/// assert_eq!(second.attempt(), 2);
+/// assert_eq!(second.retries(), 1);
+/// assert_eq!(second.delay(), Duration::from_millis(40));
+/// assert_eq!(second.quota_cost(), Some(5));
+/// ```
+///
+/// Handing a spent token back again does not compile:
+///
+/// ```compile_fail,E0382
+/// use rebound_runtime::{RetryStrategy, StandardRetryStrategy};
+///
+/// let strategy = StandardRetryStrategy::builder().build().unwrap();
+/// let token = strategy.acquire_initial_token().unwrap();
+/// strategy.record_success(token);
+/// strategy.record_success(token); // use of moved value: the refund cannot be taken twice
+/// ```
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "a token must be handed back to the strategy (refresh or record_success)"]
+pub struct RetryToken {
+    attempt: u32,
+    delay: Duration,
+    quota_cost: Option<u32>,
+}
+
+impl RetryToken {
+    /// The token for the first attempt: no delay, nothing taken from a quota.
+    pub const fn initial() -> Self {
+        Self {
+            attempt: 1,
+            delay: Duration::ZERO,
+            quota_cost: None,
+        }
+    }
+
+    /// The token for the attempt after this one: wait `delay` first.
+    /// `quota_cost` is what this retry took from the retry quota, `None` to
+    /// keep the cost of the previous retry (the quota refunds the last
+    /// acquisition when the request finally succeeds).
+    pub const fn next(self, delay: Duration, quota_cost: Option<u32>) -> Self {
+        Self {
+            attempt: self.attempt.saturating_add(1),
+            delay,
+            quota_cost: match quota_cost {
+                Some(cost) => Some(cost),
+                None => self.quota_cost,
+            },
+        }
+    }
+
+    /// The 1-based number of the attempt this token is for.
+    #[must_use]
+    pub const fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// How many retries preceded this attempt (`attempt() - 1`).
+    #[must_use]
+    pub const fn retries(&self) -> u32 {
+        self.attempt - 1
+    }
+
+    /// How long to wait before making this attempt.
+    #[must_use]
+    pub const fn delay(&self) -> Duration {
+        self.delay
+    }
+
+    /// What the last retry of this request took from the retry quota, if any
+    /// retry did.
+    #[must_use]
+    pub const fn quota_cost(&self) -> Option<u32> {
+        self.quota_cost
+    }
+}
+
+/// Why a strategy allows no (further) attempt. The executor returns the last
+/// failure to its caller; this says why it stopped there.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::TokenAcquisitionFailed;
+///
+/// let why = TokenAcquisitionFailed::QuotaExhausted {
+///     attempts: 2,
+///     cost: 14,
+///     available: 3,
+///     delay_before_giving_up: None,
+/// };
+/// assert_eq!(why.attempts(), 2);
+/// assert_eq!(
+///     why.to_string(),
+///     "retry quota exhausted after 2 attempts: a retry costs 14, 3 left"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TokenAcquisitionFailed {
+    /// The failure may not be retried (a client error, an explicit
+    /// [`RetrySafety::No`](crate::RetrySafety::No), an unknown error).
+    #[error("attempt {attempts} failed with an error that is not retryable")]
+    NotRetryable {
+        /// Attempts made, including the failed one.
+        attempts: u32,
+    },
+    /// Every allowed attempt was made.
+    #[error("all {max_attempts} allowed attempts were made")]
+    AttemptsExhausted {
+        /// Attempts made.
+        attempts: u32,
+        /// The configured maximum (first attempt included).
+        max_attempts: u32,
+    },
+    /// The shared retry quota cannot pay for another retry: the service is
+    /// failing often, and retrying would only add load.
+    #[error(
+        "retry quota exhausted after {attempts} attempts: a retry costs {cost}, {available} left"
+    )]
+    QuotaExhausted {
+        /// Attempts made.
+        attempts: u32,
+        /// What the retry would have cost.
+        cost: u32,
+        /// What the quota had left.
+        available: u32,
+        /// For long-polling operations: the backoff to sleep before returning
+        /// the failure, so that a polling loop does not spin (behaviour 2.1).
+        delay_before_giving_up: Option<Duration>,
+    },
+    /// The service asked to wait longer than the configured ceiling (see
+    /// [`RetryAfterPolicy::AtLeast`](crate::RetryAfterPolicy::AtLeast)):
+    /// rather than sleep that long, or retry sooner than asked, give up now
+    /// and let the caller reschedule.
+    #[error(
+        "the service asked to wait {requested:?} after attempt {attempts}, more than the {ceiling:?} ceiling"
+    )]
+    RetryAfterTooLong {
+        /// Attempts made.
+        attempts: u32,
+        /// The wait the service asked for.
+        requested: Duration,
+        /// The longest wait the strategy accepts.
+        ceiling: Duration,
+    },
+}
+
+impl TokenAcquisitionFailed {
+    /// How many attempts were made before the strategy stopped.
+    #[must_use]
+    pub const fn attempts(&self) -> u32 {
+        match self {
+            Self::NotRetryable { attempts }
+            | Self::AttemptsExhausted { attempts, .. }
+            | Self::QuotaExhausted { attempts, .. }
+            | Self::RetryAfterTooLong { attempts, .. } => *attempts,
+        }
+    }
+
+    /// How long the executor sleeps before returning the failure: `Some` only
+    /// for long-polling operations whose retry quota is exhausted.
+    #[must_use]
+    pub const fn delay_before_giving_up(&self) -> Option<Duration> {
+        match self {
+            Self::QuotaExhausted {
+                delay_before_giving_up,
+                ..
+            } => *delay_before_giving_up,
+            _ => None,
+        }
+    }
+}
