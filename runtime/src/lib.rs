@@ -24,9 +24,17 @@
 //! assert!(err.is_timeout());
 //! assert_eq!(err.fault(), ErrorFault::Other);
 //! ```
+//!
+//! # Configuration
+//!
+//! [`RetryConfig`] resolves the AWS shared retry settings (`retry_mode`,
+//! `max_attempts`, `AWS_NEW_RETRIES_2026`) from code, the environment and the
+//! shared config file, with errors that name the source, key and value; see
+//! [`config`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod config;
 mod error_info;
 mod fault;
 mod io;
@@ -37,6 +45,7 @@ mod safety;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use config::{ConfigError, ResolvedRetryConfig, RetryConfig, RetryMode};
 pub use error_info::ErrorInfo;
 pub use fault::ErrorFault;
 pub use retry_info::RetryInfo;
