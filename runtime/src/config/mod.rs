@@ -357,8 +357,6 @@ impl RetryConfig {
         env: &(impl Env + ?Sized),
         files: &(impl FileSource + ?Sized),
     ) -> Result<ResolvedRetryConfig, ConfigError> {
-        let mut sources = Sources::default();
-
         let mut mode = self.mode.map(|mode| (mode, ConfigSource::Code));
         let mut max_attempts = match self.max_attempts {
             Some(0) => {
@@ -396,23 +394,18 @@ impl RetryConfig {
             }
         }
 
-        let mode = mode.map_or(RetryMode::default(), |(mode, origin)| {
-            sources.mode = Some(origin);
-            mode
-        });
-        let max_attempts = max_attempts.map(|(n, origin)| {
-            sources.max_attempts = Some(origin);
-            n
-        });
-        let behavior = behavior.map_or(RetryBehavior::default(), |(behavior, origin)| {
-            sources.behavior = Some(origin);
-            behavior
-        });
+        let (mode, mode_source) = mode.unzip();
+        let (max_attempts, max_attempts_source) = max_attempts.unzip();
+        let (behavior, behavior_source) = behavior.unzip();
         Ok(ResolvedRetryConfig {
-            mode,
+            mode: mode.unwrap_or_default(),
             max_attempts,
-            behavior,
-            sources,
+            behavior: behavior.unwrap_or_default(),
+            sources: Sources {
+                mode: mode_source,
+                max_attempts: max_attempts_source,
+                behavior: behavior_source,
+            },
         })
     }
 
@@ -542,6 +535,9 @@ pub struct Sources {
     pub behavior: Option<ConfigSource>,
 }
 
+/// A value and where it was found.
+type Found<T> = Option<(T, ConfigSource)>;
+
 /// The parsed config file and the profile resolution reads from it.
 #[derive(Debug)]
 struct SelectedProfile {
@@ -556,7 +552,7 @@ impl SelectedProfile {
         &self,
         setting: Setting,
         parse: impl FnOnce(&str) -> Result<T, Problem>,
-    ) -> Result<Option<(T, ConfigSource)>, ConfigError> {
+    ) -> Result<Found<T>, ConfigError> {
         let Some(key) = setting.profile_key() else {
             return Ok(None);
         };
@@ -577,7 +573,7 @@ fn from_env<T>(
     env: &(impl Env + ?Sized),
     setting: Setting,
     parse: impl FnOnce(&str) -> Result<T, Problem>,
-) -> Result<Option<(T, ConfigSource)>, ConfigError> {
+) -> Result<Found<T>, ConfigError> {
     let var = setting.env_var();
     match env.var(var) {
         Some(value) => checked(setting, &value, ConfigSource::Env { var }, parse).map(Some),
