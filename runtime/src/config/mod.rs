@@ -61,7 +61,9 @@
 //!   and spaces/tabs around it are ignored. `[profile default]` takes
 //!   precedence over `[default]`, which is then ignored entirely (aws-config).
 //!   Any other section (`[sso-session X]`, `[services X]`, `[plugins]`, a bare
-//!   `[NAME]`, a header without `]`) is skipped with everything in it.
+//!   `[NAME]`, a header without `]`) is skipped with everything in it. A
+//!   header starts in column 0 (aws-config); an indented `[` line is an
+//!   indented line like any other.
 //! - `key = value`: the key is case-insensitive (both references lowercase
 //!   it); spaces and tabs around key and value are removed; a `#` or `;`
 //!   preceded by a space or tab starts an inline comment (aws-config; botocore
