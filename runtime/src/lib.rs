@@ -49,11 +49,19 @@
 //! strategy.record_success(token);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Configuration
+//!
+//! [`RetryConfig`] resolves the AWS shared retry settings (`retry_mode`,
+//! `max_attempts`, `AWS_NEW_RETRIES_2026`) from code, the environment and the
+//! shared config file, with errors that name the source, key and value; see
+//! [`config`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod backoff;
 pub mod classify;
+pub mod config;
 mod error_info;
 mod fault;
 mod io;
@@ -71,6 +79,7 @@ pub mod __private;
 pub use backoff::{
     Backoff, RandomSource, RetryAfterExceedsCeiling, RetryAfterPolicy, SeededRandom, ThreadRandom,
 };
+pub use config::{ConfigError, ResolvedRetryConfig, RetryConfig, RetryMode};
 pub use error_info::ErrorInfo;
 pub use fault::ErrorFault;
 pub use partition::Partitions;

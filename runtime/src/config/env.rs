@@ -1,0 +1,114 @@
+//! [`Env`]: where environment variables are read from, so tests can pass a
+//! map instead of touching the process environment.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher;
+
+/// A source of environment variables.
+///
+/// Implemented for [`ProcessEnv`] (the real environment), for
+/// `HashMap<String, String>` and `BTreeMap<String, String>`, for slices and
+/// arrays of `(&str, &str)` pairs, and for references to any of them.
+///
+/// # Examples
+///
+/// ```
+/// use std::collections::HashMap;
+/// use rebound_runtime::config::Env;
+///
+/// let env = HashMap::from([("AWS_PROFILE".to_owned(), "dev".to_owned())]);
+/// assert_eq!(env.var("AWS_PROFILE").as_deref(), Some("dev"));
+/// assert_eq!(env.var("AWS_RETRY_MODE"), None);
+///
+/// let pairs = [("AWS_MAX_ATTEMPTS", "5")];
+/// assert_eq!(pairs.var("AWS_MAX_ATTEMPTS").as_deref(), Some("5"));
+/// ```
+pub trait Env {
+    /// The value of `name`, or `None` when it is not set.
+    ///
+    /// A value that is set but empty is `Some("")`: resolution reports it as
+    /// an error rather than treating it as unset.
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+/// The environment of the current process ([`std::env::var_os`]).
+///
+/// A value that is not valid Unicode is passed on with replacement characters
+/// (`U+FFFD`), so that it is rejected with a message naming the variable
+/// instead of being silently ignored.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::config::{Env, ProcessEnv};
+///
+/// // Whatever the process has; `PATH` is set on every usual system.
+/// let _path = ProcessEnv.var("PATH");
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var_os(name).map(|value| match value.into_string() {
+            Ok(value) => value,
+            Err(value) => value.to_string_lossy().into_owned(),
+        })
+    }
+}
+
+impl<S: BuildHasher> Env for HashMap<String, String, S> {
+    fn var(&self, name: &str) -> Option<String> {
+        self.get(name).cloned()
+    }
+}
+
+impl Env for BTreeMap<String, String> {
+    fn var(&self, name: &str) -> Option<String> {
+        self.get(name).cloned()
+    }
+}
+
+impl Env for [(&str, &str)] {
+    fn var(&self, name: &str) -> Option<String> {
+        // The last pair wins, as when a variable is exported twice.
+        self.iter()
+            .rev()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| (*value).to_owned())
+    }
+}
+
+impl<const N: usize> Env for [(&str, &str); N] {
+    fn var(&self, name: &str) -> Option<String> {
+        self.as_slice().var(name)
+    }
+}
+
+impl<E: Env + ?Sized> Env for &E {
+    fn var(&self, name: &str) -> Option<String> {
+        (**self).var(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_and_pairs_answer_alike() {
+        let map: HashMap<String, String> = HashMap::from([("A".into(), "1".into())]);
+        let tree: BTreeMap<String, String> = BTreeMap::from([("A".into(), "1".into())]);
+        let pairs = [("A", "0"), ("A", "1")];
+        let slice: &[(&str, &str)] = &pairs;
+        for env in [&map as &dyn Env, &tree, &pairs, &slice] {
+            assert_eq!(env.var("A").as_deref(), Some("1"));
+            assert_eq!(env.var("B"), None);
+        }
+    }
+
+    #[test]
+    fn empty_is_set() {
+        assert_eq!([("A", "")].var("A").as_deref(), Some(""));
+    }
+}

@@ -1,0 +1,312 @@
+//! [`ConfigError`]: a configured value that cannot be used, with where it came
+//! from, what it was and what would have been accepted.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One of the retry settings that [`RetryConfig`](super::RetryConfig) resolves.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::config::Setting;
+///
+/// assert_eq!(Setting::MaxAttempts.env_var(), "AWS_MAX_ATTEMPTS");
+/// assert_eq!(Setting::MaxAttempts.profile_key(), Some("max_attempts"));
+/// assert_eq!(Setting::Behavior.profile_key(), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Setting {
+    /// `retry_mode` / `AWS_RETRY_MODE`: a [`RetryMode`](super::RetryMode).
+    RetryMode,
+    /// `max_attempts` / `AWS_MAX_ATTEMPTS`: total attempts, the first included.
+    MaxAttempts,
+    /// `AWS_NEW_RETRIES_2026`: the [`RetryBehavior`](super::RetryBehavior)
+    /// (environment only; there is no config file key).
+    Behavior,
+}
+
+impl Setting {
+    /// The name used in messages: the config file key where there is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::config::Setting;
+    ///
+    /// assert_eq!(Setting::RetryMode.name(), "retry_mode");
+    /// ```
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::RetryMode => "retry_mode",
+            Self::MaxAttempts => "max_attempts",
+            Self::Behavior => "AWS_NEW_RETRIES_2026",
+        }
+    }
+
+    /// The environment variable that sets it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::config::Setting;
+    ///
+    /// assert_eq!(Setting::Behavior.env_var(), "AWS_NEW_RETRIES_2026");
+    /// ```
+    #[must_use]
+    pub const fn env_var(self) -> &'static str {
+        match self {
+            Self::RetryMode => "AWS_RETRY_MODE",
+            Self::MaxAttempts => "AWS_MAX_ATTEMPTS",
+            Self::Behavior => "AWS_NEW_RETRIES_2026",
+        }
+    }
+
+    /// The key in a shared config file profile, if the setting has one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::config::Setting;
+    ///
+    /// assert_eq!(Setting::RetryMode.profile_key(), Some("retry_mode"));
+    /// ```
+    #[must_use]
+    pub const fn profile_key(self) -> Option<&'static str> {
+        match self {
+            Self::RetryMode => Some("retry_mode"),
+            Self::MaxAttempts => Some("max_attempts"),
+            Self::Behavior => None,
+        }
+    }
+
+    /// What a valid value looks like, as error messages say it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::config::Setting;
+    ///
+    /// assert_eq!(Setting::MaxAttempts.expected(), "a whole number from 1 to 4294967295");
+    /// ```
+    #[must_use]
+    pub const fn expected(self) -> &'static str {
+        match self {
+            Self::RetryMode => "one of legacy, standard, adaptive, in any ASCII case",
+            Self::MaxAttempts => "a whole number from 1 to 4294967295",
+            Self::Behavior => "true or false, in lowercase",
+        }
+    }
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where a configured value came from.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::config::ConfigSource;
+///
+/// let file = ConfigSource::ConfigFile {
+///     path: "/home/me/.aws/config".into(),
+///     profile: "dev".into(),
+///     line: 7,
+/// };
+/// assert_eq!(file.to_string(), r#"in /home/me/.aws/config, profile "dev", line 7"#);
+/// assert_eq!(
+///     ConfigSource::Env { var: "AWS_MAX_ATTEMPTS" }.to_string(),
+///     "in environment variable AWS_MAX_ATTEMPTS"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ConfigSource {
+    /// Set in code, on the [`RetryConfig`](super::RetryConfig) builder.
+    Code,
+    /// An environment variable.
+    Env {
+        /// The variable's name, e.g. `AWS_MAX_ATTEMPTS`.
+        var: &'static str,
+    },
+    /// A key of a profile in the shared config file.
+    ConfigFile {
+        /// The file, as resolved (after `~` expansion).
+        path: PathBuf,
+        /// The profile's name (`default` for `[default]`).
+        profile: String,
+        /// The 1-based line of the key.
+        line: usize,
+    },
+}
+
+impl fmt::Display for ConfigSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Code => f.write_str("set in code"),
+            Self::Env { var } => write!(f, "in environment variable {var}"),
+            Self::ConfigFile {
+                path,
+                profile,
+                line,
+            } => write!(f, "in {}, profile {profile:?}, line {line}", path.display()),
+        }
+    }
+}
+
+/// What is wrong with a rejected value.
+///
+/// Its [`Display`](fmt::Display) is the hint that ends an error message.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::config::Problem;
+///
+/// assert_eq!(Problem::SurroundingWhitespace.to_string(), "remove the surrounding whitespace");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Problem {
+    /// The value is the empty string.
+    Empty,
+    /// The value starts or ends with whitespace.
+    SurroundingWhitespace,
+    /// `max_attempts` is 0.
+    Zero,
+    /// `max_attempts` is a negative number.
+    Negative,
+    /// `max_attempts` holds something other than the digits 0-9.
+    NotANumber,
+    /// `max_attempts` is above 4294967295 (`u32::MAX`).
+    TooLarge,
+    /// `retry_mode` is not `legacy`, `standard` or `adaptive`.
+    UnknownMode,
+    /// `AWS_NEW_RETRIES_2026` is not `true` or `false`.
+    NotABoolean,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Empty => "the value is empty",
+            Self::SurroundingWhitespace => "remove the surrounding whitespace",
+            Self::Zero => "the count includes the first attempt, so 0 would allow none",
+            Self::Negative => "a negative count is meaningless",
+            Self::NotANumber => "only the digits 0-9 are allowed",
+            Self::TooLarge => "the value does not fit in 32 bits",
+            Self::UnknownMode => "not a retry mode",
+            Self::NotABoolean => "not a boolean the other AWS SDKs recognise",
+        })
+    }
+}
+
+/// Why retry configuration could not be resolved.
+///
+/// Every message names the source, the key, the value and what is valid:
+///
+/// ```
+/// use std::collections::HashMap;
+/// use rebound_runtime::{ConfigError, RetryConfig};
+///
+/// let env = HashMap::from([("AWS_MAX_ATTEMPTS".to_owned(), "0".to_owned())]);
+/// let files: HashMap<std::path::PathBuf, String> = HashMap::new();
+/// let err = RetryConfig::new().resolve_from(&env, &files).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     r#"invalid max_attempts "0" in environment variable AWS_MAX_ATTEMPTS: expected a whole number from 1 to 4294967295 (the count includes the first attempt, so 0 would allow none)"#
+/// );
+/// assert!(matches!(err, ConfigError::InvalidValue { .. }));
+/// ```
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A setting holds a value that cannot be used.
+    #[error("invalid {setting} {value:?} {origin}: expected {} ({problem})", setting.expected())]
+    InvalidValue {
+        /// Which setting.
+        setting: Setting,
+        /// The value as found (for the config file: after the format's own
+        /// trimming of spaces and tabs around it and of an inline comment).
+        value: String,
+        /// Where it was found.
+        origin: ConfigSource,
+        /// What is wrong with it.
+        problem: Problem,
+    },
+    /// The shared config file exists but could not be read (permissions, not
+    /// UTF-8, a directory). A missing file is not an error.
+    #[error("cannot read the AWS shared config file {}: {source}", path.display())]
+    ReadConfigFile {
+        /// The file, as resolved.
+        path: PathBuf,
+        /// The I/O error.
+        source: Arc<io::Error>,
+    },
+}
+
+impl ConfigError {
+    /// The setting at fault, if the error is about a value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::{Problem, Setting};
+    ///
+    /// let files: std::collections::HashMap<std::path::PathBuf, String> = Default::default();
+    /// let env: std::collections::HashMap<String, String> = Default::default();
+    /// let err = RetryConfig::new().max_attempts(0).resolve_from(&env, &files).unwrap_err();
+    /// assert_eq!(err.setting(), Some(Setting::MaxAttempts));
+    /// assert_eq!(err.problem(), Some(Problem::Zero));
+    /// ```
+    #[must_use]
+    pub const fn setting(&self) -> Option<Setting> {
+        match self {
+            Self::InvalidValue { setting, .. } => Some(*setting),
+            Self::ReadConfigFile { .. } => None,
+        }
+    }
+
+    /// What is wrong with the value, if the error is about a value.
+    ///
+    /// # Examples
+    ///
+    /// See [`ConfigError::setting`].
+    #[must_use]
+    pub const fn problem(&self) -> Option<Problem> {
+        match self {
+            Self::InvalidValue { problem, .. } => Some(*problem),
+            Self::ReadConfigFile { .. } => None,
+        }
+    }
+
+    /// Where the rejected value came from, if the error is about a value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::ConfigSource;
+    ///
+    /// let files: std::collections::HashMap<std::path::PathBuf, String> = Default::default();
+    /// let env: std::collections::HashMap<String, String> = Default::default();
+    /// let err = RetryConfig::new().max_attempts(0).resolve_from(&env, &files).unwrap_err();
+    /// assert_eq!(err.origin(), Some(&ConfigSource::Code));
+    /// ```
+    #[must_use]
+    pub const fn origin(&self) -> Option<&ConfigSource> {
+        match self {
+            Self::InvalidValue { origin, .. } => Some(origin),
+            Self::ReadConfigFile { .. } => None,
+        }
+    }
+}

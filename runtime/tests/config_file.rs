@@ -1,0 +1,330 @@
+//! The shared config file: which file, which profile, and what real files
+//! contain that must not get in the way.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rebound_runtime::config::{ConfigSource, OsFiles, Problem, Setting};
+use rebound_runtime::{RetryConfig, RetryMode};
+
+fn files(entries: &[(&str, &str)]) -> BTreeMap<PathBuf, String> {
+    entries
+        .iter()
+        .map(|(path, text)| (PathBuf::from(path), (*text).to_owned()))
+        .collect()
+}
+
+const PROFILES: &str = "\
+[default]
+retry_mode = legacy
+max_attempts = 1
+
+[profile dev]
+retry_mode = adaptive
+max_attempts = 2
+
+[profile default]
+max_attempts = 9
+";
+
+#[test]
+fn aws_profile_selects_the_profile() {
+    let fs = files(&[("/h/.aws/config", PROFILES)]);
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "dev")], &fs)
+        .unwrap();
+    assert_eq!(resolved.mode, RetryMode::Adaptive);
+    assert_eq!(resolved.max_attempts, Some(2));
+    assert_eq!(
+        resolved.sources.max_attempts,
+        Some(ConfigSource::ConfigFile {
+            path: "/h/.aws/config".into(),
+            profile: "dev".into(),
+            line: 7,
+        })
+    );
+}
+
+#[test]
+fn profile_default_wins_over_bare_default() {
+    // `[profile default]` replaces `[default]` entirely (aws-config's rule):
+    // its max_attempts is used and `[default]`'s retry_mode is not.
+    let fs = files(&[("/h/.aws/config", PROFILES)]);
+    for env in [
+        &[("HOME", "/h")][..],
+        &[("HOME", "/h"), ("AWS_PROFILE", "")][..],
+        &[("HOME", "/h"), ("AWS_PROFILE", "default")][..],
+    ] {
+        let resolved = RetryConfig::new().resolve_from(env, &fs).unwrap();
+        assert_eq!(resolved.max_attempts, Some(9));
+        assert_eq!(resolved.mode, RetryMode::Standard);
+        assert_eq!(resolved.sources.mode, None);
+    }
+}
+
+#[test]
+fn bare_default_is_the_default_profile() {
+    let fs = files(&[("/h/.aws/config", "[default]\nretry_mode = legacy\n")]);
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h")], &fs)
+        .unwrap();
+    assert_eq!(resolved.mode, RetryMode::Legacy);
+}
+
+#[test]
+fn code_profile_beats_aws_profile() {
+    let fs = files(&[("/h/.aws/config", PROFILES)]);
+    let resolved = RetryConfig::new()
+        .profile("dev")
+        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "default")], &fs)
+        .unwrap();
+    assert_eq!(resolved.max_attempts, Some(2));
+}
+
+#[test]
+fn profile_names_are_case_sensitive_and_need_the_prefix() {
+    let text = "[profile Dev]\nmax_attempts = 3\n[ops]\nmax_attempts = 4\n";
+    let fs = files(&[("/h/.aws/config", text)]);
+    let resolve = |profile: &str| {
+        RetryConfig::new()
+            .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", profile)], &fs)
+            .unwrap()
+            .max_attempts
+    };
+    assert_eq!(resolve("Dev"), Some(3));
+    assert_eq!(resolve("dev"), None);
+    // A bare `[ops]` is not a profile in the config file (only in credentials).
+    assert_eq!(resolve("ops"), None);
+}
+
+#[test]
+fn missing_profile_means_defaults() {
+    let fs = files(&[("/h/.aws/config", PROFILES)]);
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "nope")], &fs)
+        .unwrap();
+    assert_eq!(resolved.mode, RetryMode::Standard);
+    assert_eq!(resolved.max_attempts, None);
+}
+
+#[test]
+fn aws_config_file_overrides_the_home_location() {
+    let fs = files(&[
+        ("/h/.aws/config", "[default]\nmax_attempts = 1\n"),
+        ("/etc/aws.ini", "[default]\nmax_attempts = 5\n"),
+    ]);
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h"), ("AWS_CONFIG_FILE", "/etc/aws.ini")], &fs)
+        .unwrap();
+    assert_eq!(resolved.max_attempts, Some(5));
+    assert_eq!(
+        resolved.sources.max_attempts,
+        Some(ConfigSource::ConfigFile {
+            path: "/etc/aws.ini".into(),
+            profile: "default".into(),
+            line: 2,
+        })
+    );
+
+    // Code beats AWS_CONFIG_FILE; an empty AWS_CONFIG_FILE counts as unset.
+    let resolved = RetryConfig::new()
+        .config_file("/h/.aws/config")
+        .resolve_from(&[("HOME", "/h"), ("AWS_CONFIG_FILE", "/etc/aws.ini")], &fs)
+        .unwrap();
+    assert_eq!(resolved.max_attempts, Some(1));
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h"), ("AWS_CONFIG_FILE", "")], &fs)
+        .unwrap();
+    assert_eq!(resolved.max_attempts, Some(1));
+}
+
+#[test]
+fn tilde_and_home_variables() {
+    let fs = files(&[
+        ("/h/custom", "[default]\nmax_attempts = 6\n"),
+        ("/users/me/.aws/config", "[default]\nmax_attempts = 7\n"),
+    ]);
+    let attempts = |env: &[(&str, &str)]| {
+        RetryConfig::new()
+            .resolve_from(env, &fs)
+            .unwrap()
+            .max_attempts
+    };
+    assert_eq!(
+        attempts(&[("HOME", "/h"), ("AWS_CONFIG_FILE", "~/custom")]),
+        Some(6)
+    );
+    // USERPROFILE when HOME is unset or empty (Windows).
+    assert_eq!(attempts(&[("USERPROFILE", "/users/me")]), Some(7));
+    assert_eq!(
+        attempts(&[("HOME", ""), ("USERPROFILE", "/users/me")]),
+        Some(7)
+    );
+    // No home and no AWS_CONFIG_FILE: no file, defaults.
+    assert_eq!(attempts(&[]), None);
+}
+
+#[test]
+fn missing_file_means_defaults() {
+    let resolved = RetryConfig::new()
+        .resolve_from(
+            &[("HOME", "/h"), ("AWS_CONFIG_FILE", "/does/not/exist")],
+            &BTreeMap::new(),
+        )
+        .unwrap();
+    assert_eq!(resolved.mode, RetryMode::Standard);
+    assert_eq!(resolved.max_attempts, None);
+}
+
+#[test]
+fn real_file_system_through_os_files() {
+    // A real file in a fresh temporary directory; never ~/.aws/config.
+    let dir = std::env::temp_dir().join(format!("rebound-config-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("config");
+    std::fs::write(&path, "[profile ci]\r\nretry_mode = adaptive\r\n").unwrap();
+    let env = [("AWS_PROFILE", "ci"), ("HOME", "/nonexistent-home")];
+    let resolved = RetryConfig::new()
+        .config_file(&path)
+        .resolve_from(&env, &OsFiles)
+        .unwrap();
+    assert_eq!(resolved.mode, RetryMode::Adaptive);
+    let missing = RetryConfig::new()
+        .config_file(dir.join("absent"))
+        .resolve_from(&env, &OsFiles)
+        .unwrap();
+    assert_eq!(missing.mode, RetryMode::Standard);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A config file with what real ones contain: comments of both kinds (full
+/// line, indented, inline), SSO sessions, services sections, sub-properties,
+/// plugin sections, odd spacing, CRLF line ends and unrelated invalid values.
+const REALISTIC: &str = "# ~/.aws/config written by `aws configure sso` and by hand\r
+; an ini-style comment\r
+[default]\r
+region = us-east-1\r
+output = json\r
+\r
+[sso-session corp]\r
+sso_start_url = https://corp.awsapps.com/start#/\r
+sso_region = us-east-1\r
+sso_registration_scopes = sso:account:access\r
+max_attempts = not-a-number\r
+\r
+[profile dev]   # the team profile\r
+sso_session = corp\r
+sso_account_id = 111122223333\r
+sso_role_name = Developer\r
+region = eu-west-1\r
+  # an indented comment\r
+s3 =\r
+  max_concurrent_requests = 20\r
+  max_attempts = 0\r
+  retry_mode = nonsense\r
+services = local-ddb\r
+RETRY_MODE = Adaptive ; inline comment\r
+max_attempts\t=\t6\r
+cli_pager=\r
+\r
+[services local-ddb]\r
+dynamodb =\r
+  endpoint_url = http://localhost:8000\r
+  max_attempts = -5\r
+\r
+[plugins]\r
+cli_legacy_plugin_path = /opt/plugins\r
+\r
+[profile broken]\r
+max_attempts = -1\r
+retry_mode = ???\r
+credential_process = /usr/bin/creds --json # comment\r
+\r
+[preview]\r
+cloudfront = true\r
+";
+
+#[test]
+fn realistic_file_is_read_without_tripping_on_unrelated_content() {
+    let fs = files(&[("/h/.aws/config", REALISTIC)]);
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "dev")], &fs)
+        .unwrap();
+    assert_eq!(resolved.mode, RetryMode::Adaptive);
+    assert_eq!(resolved.max_attempts, Some(6));
+    let line = |source: Option<ConfigSource>| match source {
+        Some(ConfigSource::ConfigFile { line, .. }) => line,
+        other => panic!("not from the file: {other:?}"),
+    };
+    assert_eq!(line(resolved.sources.mode), 24);
+    assert_eq!(line(resolved.sources.max_attempts), 25);
+
+    // The default profile of the same file has no retry settings, and the
+    // invalid values in `broken`, the SSO session and the services section
+    // are never looked at.
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h")], &fs)
+        .unwrap();
+    assert_eq!(resolved.mode, RetryMode::Standard);
+    assert_eq!(resolved.max_attempts, None);
+}
+
+#[test]
+fn invalid_values_are_reported_only_for_the_selected_profile() {
+    let fs = files(&[("/h/.aws/config", REALISTIC)]);
+    let err = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "broken")], &fs)
+        .unwrap_err();
+    // Settings are resolved mode first.
+    assert_eq!(err.setting(), Some(Setting::RetryMode));
+    assert_eq!(err.problem(), Some(Problem::UnknownMode));
+    assert_eq!(
+        err.origin(),
+        Some(&ConfigSource::ConfigFile {
+            path: "/h/.aws/config".into(),
+            profile: "broken".into(),
+            line: 38,
+        })
+    );
+    let err = RetryConfig::new()
+        .mode(RetryMode::Standard)
+        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "broken")], &fs)
+        .unwrap_err();
+    assert_eq!(err.problem(), Some(Problem::Negative));
+    assert!(
+        err.to_string().contains(r#"profile "broken", line 37"#),
+        "{err}"
+    );
+}
+
+#[test]
+fn duplicate_keys_and_profiles_later_wins() {
+    let text = "[profile a]\nmax_attempts = 2\nmax_attempts = 3\n[profile b]\n[profile a]\nretry_mode = legacy\nmax_attempts = 4\n";
+    let fs = files(&[("/h/.aws/config", text)]);
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "a")], &fs)
+        .unwrap();
+    assert_eq!(resolved.max_attempts, Some(4));
+    assert_eq!(resolved.mode, RetryMode::Legacy);
+    let text =
+        "[profile a]\nretry_mode = legacy\nmax_attempts = 0\n[profile a]\nmax_attempts = 4\n";
+    let fs = files(&[("/h/.aws/config", text)]);
+    let resolved = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "a")], &fs)
+        .unwrap();
+    assert_eq!(resolved.max_attempts, Some(4));
+    assert_eq!(resolved.mode, RetryMode::Legacy);
+}
+
+#[test]
+fn lines_count_crlf_and_lf_alike() {
+    for newline in ["\n", "\r\n"] {
+        let text = ["# c", "", "[default]", "", "max_attempts = x"].join(newline);
+        let fs = files(&[("/h/.aws/config", &text)]);
+        let err = RetryConfig::new()
+            .resolve_from(&[("HOME", "/h")], &fs)
+            .unwrap_err();
+        assert!(err.to_string().contains("line 5:"), "{err}");
+        assert!(err.to_string().contains(r#""x""#), "{err}");
+    }
+}
