@@ -70,7 +70,7 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock> Retry<S, Sl, C> {
     /// let err = retry
     ///     .run_classified(
     ///         |_attempt| Err::<(), _>(Status(503)),
-    ///         |status| Classified::unknown().status(status.0),
+    ///         |status| Classified::unknown().with_status(status.0),
     ///     )
     ///     .unwrap_err();
     /// assert_eq!(err.attempts(), 3);

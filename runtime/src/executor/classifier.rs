@@ -17,12 +17,12 @@ use crate::{ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety};
 /// | field | default | setter |
 /// |---|---|---|
 /// | retry safety | as given to [`new`](Self::new) ([`Maybe`](RetrySafety::Maybe) for [`Default`]) | |
-/// | throttle | `false` | [`throttle`](Self::throttle) |
-/// | timeout | `false` | [`timeout`](Self::timeout) |
-/// | retry-after hint | none | [`retry_after`](Self::retry_after) |
-/// | fault | [`Other`](ErrorFault::Other), or from the status | [`fault`](Self::fault) |
-/// | HTTP status | none | [`status`](Self::status) |
-/// | error code | none | [`code`](Self::code) |
+/// | throttle | `false` | [`with_throttle`](Self::with_throttle) |
+/// | timeout | `false` | [`with_timeout`](Self::with_timeout) |
+/// | retry-after hint | none | [`with_retry_after`](Self::with_retry_after) |
+/// | fault | [`Other`](ErrorFault::Other), or from the status | [`with_fault`](Self::with_fault) |
+/// | HTTP status | none | [`with_status`](Self::with_status) |
+/// | error code | none | [`with_code`](Self::with_code) |
 ///
 /// # Examples
 ///
@@ -32,17 +32,17 @@ use crate::{ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety};
 /// use rebound_runtime::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 ///
 /// let throttled = Classified::retryable()
-///     .throttle(true)
-///     .status(429)
-///     .code("SlowDown")
-///     .retry_after(Some(Duration::from_secs(1)));
+///     .with_throttle(true)
+///     .with_status(429)
+///     .with_code("SlowDown")
+///     .with_retry_after(Some(Duration::from_secs(1)));
 /// assert_eq!(throttled.retry_safety(), RetrySafety::Yes);
 /// assert!(throttled.is_throttle());
 /// assert_eq!(throttled.fault(), ErrorFault::Client); // from the status
 /// assert_eq!(throttled.http_status(), Some(429));
 /// assert_eq!(throttled.error_code(), Some("SlowDown"));
 ///
-/// let bad_request = Classified::not_retryable().fault(ErrorFault::Client);
+/// let bad_request = Classified::not_retryable().with_fault(ErrorFault::Client);
 /// assert_eq!(bad_request.retry_safety(), RetrySafety::No);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -87,40 +87,40 @@ impl Classified {
     }
 
     /// Whether the service said to slow down.
-    pub const fn throttle(mut self, throttle: bool) -> Self {
+    pub const fn with_throttle(mut self, throttle: bool) -> Self {
         self.throttle = throttle;
         self
     }
 
     /// Whether the attempt timed out.
-    pub const fn timeout(mut self, timeout: bool) -> Self {
+    pub const fn with_timeout(mut self, timeout: bool) -> Self {
         self.timeout = timeout;
         self
     }
 
     /// The minimum wait the service asked for, if any.
-    pub const fn retry_after(mut self, retry_after: Option<Duration>) -> Self {
+    pub const fn with_retry_after(mut self, retry_after: Option<Duration>) -> Self {
         self.retry_after = retry_after;
         self
     }
 
     /// Who is at fault. Without it, the fault follows the
-    /// [status](Self::status) (4xx client, 5xx server), else
+    /// [status](Self::with_status) (4xx client, 5xx server), else
     /// [`Other`](ErrorFault::Other).
-    pub const fn fault(mut self, fault: ErrorFault) -> Self {
+    pub const fn with_fault(mut self, fault: ErrorFault) -> Self {
         self.fault = Some(fault);
         self
     }
 
     /// The HTTP status of the response, if there was one.
-    pub const fn status(mut self, status: u16) -> Self {
+    pub const fn with_status(mut self, status: u16) -> Self {
         self.status = Some(status);
         self
     }
 
     /// The service's error code (`"ThrottlingException"`, ...). A
     /// `&'static str` is stored without allocating.
-    pub fn code(mut self, code: impl Into<Cow<'static, str>>) -> Self {
+    pub fn with_code(mut self, code: impl Into<Cow<'static, str>>) -> Self {
         self.code = Some(code.into());
         self
     }
