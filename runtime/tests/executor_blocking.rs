@@ -304,7 +304,7 @@ fn the_initial_token_delay_is_slept_before_the_first_attempt() {
 
     let value = retry(&strategy, &sleeps)
         .budget(ms(100)) // the first attempt is always made
-        .run(|attempt| Ok::<_, Failure>(attempt));
+        .run(Ok::<_, Failure>);
 
     assert_eq!(value, Ok(1));
     assert_eq!(sleeps.slept(), [ms(250)]);

@@ -158,7 +158,7 @@ impl super::AsyncSleeper for ManualClock {
 
 /// A [`Clock`] on tokio's time, [`tokio::time::Instant::now`] (feature
 /// `tokio`): it stands still while tokio's clock is
-/// [paused](tokio::time::pause) and moves with its auto-advance, so a budget
+/// [paused](https://docs.rs/tokio/1/tokio/time/fn.pause.html) and moves with its auto-advance, so a budget
 /// works with [`TokioSleeper`](super::TokioSleeper) in virtual time.
 ///
 /// # Examples
@@ -170,7 +170,6 @@ impl super::AsyncSleeper for ManualClock {
 /// assert!(TokioClock.now() >= earlier);
 /// ```
 #[cfg(feature = "tokio")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TokioClock;
 

@@ -28,7 +28,7 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock> Retry<S, Sl, C> {
     /// The default [`ThreadSleeper`](super::ThreadSleeper) blocks, so it is
     /// not an `AsyncSleeper`: set a [`sleeper`](Self::sleeper) first (a
     /// closure around your runtime's timer, or
-    /// [`TokioSleeper`](super::TokioSleeper)).
+    /// `TokioSleeper` (feature `tokio`)).
     ///
     /// # Errors
     ///

@@ -134,13 +134,14 @@ impl<S, Sl, C> Retry<S, Sl, C> {
     /// # Examples
     ///
     /// ```
+    /// use std::time::Duration;
     /// use rebound_runtime::{Retry, StandardRetryStrategy};
     ///
     /// let strategy = StandardRetryStrategy::builder().build()?;
     /// // Blocking: a `Fn(Duration)`.
     /// let blocking = Retry::new(&strategy).sleeper(|delay| std::thread::sleep(delay));
-    /// // Async: a `Fn(Duration) -> impl Future`, e.g. `|delay| tokio::time::sleep(delay)`.
-    /// let not_waiting = Retry::new(&strategy).sleeper(|_delay| std::future::ready(()));
+    /// // Async: a `Fn(Duration) -> impl Future`, e.g. `tokio::time::sleep`.
+    /// let not_waiting = Retry::new(&strategy).sleeper(|_: Duration| std::future::ready(()));
     /// # let _ = (blocking, not_waiting);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

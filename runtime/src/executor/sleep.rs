@@ -66,7 +66,7 @@ impl Sleeper for ThreadSleeper {
 /// rebound depends on no async runtime. Every `Fn(Duration) -> impl Future`
 /// closure is a sleeper, so any runtime's timer plugs in as
 /// `|delay| runtime::sleep(delay)`; with the `tokio` feature,
-/// [`TokioSleeper`] is ready-made.
+/// `TokioSleeper` is ready-made.
 ///
 /// # Examples
 ///
@@ -104,8 +104,14 @@ impl<F: Fn(Duration) -> Fut, Fut: Future> AsyncSleeper for F {
 }
 
 /// An [`AsyncSleeper`] on tokio's timer, [`tokio::time::sleep`] (feature
-/// `tokio`). It follows [`tokio::time::pause`], so tests with a paused clock
-/// run in virtual time.
+/// `tokio`). It follows [`tokio::time::pause`][pause], so tests with a
+/// paused clock run in virtual time.
+///
+/// Like every tokio timer, its futures must be made inside a tokio runtime;
+/// [`Retry::run_async`](super::Retry::run_async) makes them while its own
+/// future is polled, so awaiting that future in a tokio task suffices.
+///
+/// [pause]: https://docs.rs/tokio/1/tokio/time/fn.pause.html
 ///
 /// # Examples
 ///
@@ -113,13 +119,10 @@ impl<F: Fn(Duration) -> Fut, Fut: Future> AsyncSleeper for F {
 /// use std::time::Duration;
 /// use rebound_runtime::executor::{AsyncSleeper, TokioSleeper};
 ///
-/// # fn main() {
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-/// runtime.block_on(TokioSleeper.sleep(Duration::from_millis(1)));
-/// # }
+/// runtime.block_on(async { TokioSleeper.sleep(Duration::from_millis(1)).await });
 /// ```
 #[cfg(feature = "tokio")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TokioSleeper;
 
