@@ -190,7 +190,10 @@ impl<S, Sl, C> Retry<S, Sl, C> {
     /// the initial token's delay.
     ///
     /// The budget does not interrupt an attempt in progress: pair it with a
-    /// per-attempt timeout in the operation.
+    /// per-attempt timeout in the operation. A retry the strategy granted but
+    /// the budget refused is abandoned, not refunded: the Smithy interface
+    /// has no way to hand a granted token back unused, and a request ending
+    /// on a failure gets no refund anyway.
     ///
     /// # Examples
     ///
