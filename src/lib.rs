@@ -5,6 +5,7 @@
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `derive` | yes | `#[derive(RetryInfo)]` (from `rebound-macros`) |
+//! | `tokio` | no | `TokioSleeper` and `TokioClock` for the async executor ([`Retry::run_async`]) |
 //!
 //! # The vocabulary
 //!

@@ -35,6 +35,7 @@
 //! | [`Partitions`] | one quota (or other shared state) per endpoint or resource |
 //! | [`backoff`] | [`Backoff`] formulas, injectable [`RandomSource`]s, [`RetryAfterPolicy`] |
 //! | [`classify`] | the AWS rules: throttling and transient codes and statuses, unmodeled 429 |
+//! | [`executor`] | [`Retry`]: run an operation with a strategy, blocking or async, with a total-time budget |
 //!
 //! ```
 //! use rebound_runtime::classify::HttpErrorResponse;
@@ -63,6 +64,7 @@ pub mod backoff;
 pub mod classify;
 pub mod config;
 mod error_info;
+pub mod executor;
 mod fault;
 mod io;
 mod partition;
@@ -81,6 +83,12 @@ pub use backoff::{
 };
 pub use config::{ConfigError, ResolvedRetryConfig, RetryConfig, RetryMode};
 pub use error_info::ErrorInfo;
+pub use executor::{
+    AsyncSleeper, Classified, Clock, ManualClock, Retry, RetryError, Sleeper, StopReason,
+    SystemClock, ThreadSleeper,
+};
+#[cfg(feature = "tokio")]
+pub use executor::{TokioClock, TokioSleeper};
 pub use fault::ErrorFault;
 pub use partition::Partitions;
 pub use quota::RetryQuota;

@@ -1,0 +1,124 @@
+//! The blocking executor: [`Retry::run`] and [`Retry::run_classified`].
+
+use super::classifier::{ByClosure, Classify, Native};
+use super::request::{Request, Step};
+use super::{Clock, Retry, RetryError, Sleeper};
+use crate::{FailureInfo, RetryStrategy};
+
+impl<S: RetryStrategy, Sl: Sleeper, C: Clock> Retry<S, Sl, C> {
+    /// Runs `op` until it succeeds or the strategy (or the budget) allows no
+    /// further attempt, blocking in the [`Sleeper`] between attempts.
+    ///
+    /// `op` gets the 1-based attempt number. Its error type must implement
+    /// [`RetryInfo`](crate::RetryInfo) and [`ErrorInfo`](crate::ErrorInfo)
+    /// (for example through `#[derive(RetryInfo)]`); for other error types,
+    /// see [`run_classified`](Self::run_classified).
+    ///
+    /// # Errors
+    ///
+    /// [`RetryError`] with the last attempt's failure, the number of attempts
+    /// made and the [`StopReason`](super::StopReason).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::cell::RefCell;
+    /// use std::time::Duration;
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build()?;
+    /// let slept = RefCell::new(Vec::new());
+    /// let retry = Retry::new(&strategy).sleeper(|delay| slept.borrow_mut().push(delay));
+    ///
+    /// let reset = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+    /// let value = retry.run(|attempt| if attempt < 3 { Err(reset()) } else { Ok(attempt) })?;
+    /// assert_eq!(value, 3);
+    /// assert_eq!(slept.into_inner(), [Duration::from_millis(500), Duration::from_secs(1)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run<T, E, F>(&self, op: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<T, E>,
+        E: FailureInfo,
+    {
+        self.drive(op, &Native)
+    }
+
+    /// [`run`](Self::run) for an error type that does not implement the
+    /// retry traits: `classify` says what each failure is, as a
+    /// [`Classified`](super::Classified) or any other
+    /// [`FailureInfo`].
+    ///
+    /// # Errors
+    ///
+    /// [`RetryError`] with the last attempt's failure, the number of attempts
+    /// made and the [`StopReason`](super::StopReason).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::executor::{Classified, StopReason};
+    /// use rebound_runtime::{Retry, StandardRetryStrategy, TokenAcquisitionFailed};
+    ///
+    /// /// A foreign error type: an HTTP status.
+    /// #[derive(Debug)]
+    /// struct Status(u16);
+    ///
+    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let retry = Retry::new(&strategy).sleeper(|_| {}); // do not actually sleep
+    ///
+    /// let err = retry
+    ///     .run_classified(
+    ///         |_attempt| Err::<(), _>(Status(503)),
+    ///         |status| Classified::unknown().with_status(status.0),
+    ///     )
+    ///     .unwrap_err();
+    /// assert_eq!(err.attempts(), 3);
+    /// assert_eq!(err.last_error().0, 503);
+    /// assert!(matches!(
+    ///     err.reason(),
+    ///     StopReason::Strategy(TokenAcquisitionFailed::AttemptsExhausted { .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_classified<T, E, F, K, I>(&self, op: F, classify: K) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<T, E>,
+        K: Fn(&E) -> I,
+        I: FailureInfo,
+    {
+        self.drive(op, &ByClosure(classify))
+    }
+
+    fn drive<T, E, F>(&self, mut op: F, classify: &impl Classify<E>) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Result<T, E>,
+    {
+        let mut request = Request::start(&self.strategy, &self.clock, self.budget);
+        let mut delay = request.first_delay();
+        loop {
+            if !delay.is_zero() {
+                self.sleeper.sleep(delay);
+            }
+            let attempt = request.attempt();
+            match op(attempt) {
+                Ok(value) => {
+                    request.succeeded();
+                    return Ok(value);
+                }
+                Err(failure) => match classify.with(&failure, |info| request.failed(info)) {
+                    Step::Retry(next, next_delay) => {
+                        request = next;
+                        delay = next_delay;
+                    }
+                    Step::Stop(sleep, reason) => {
+                        if let Some(sleep) = sleep {
+                            self.sleeper.sleep(sleep);
+                        }
+                        return Err(RetryError::new(failure, attempt, reason));
+                    }
+                },
+            }
+        }
+    }
+}

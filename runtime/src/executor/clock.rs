@@ -1,0 +1,182 @@
+//! Where an executor reads the time for its total-time
+//! [budget](super::Retry::budget): [`Clock`], with the real
+//! [`SystemClock`] and the virtual [`ManualClock`] for tests.
+
+use core::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// A monotonic clock. The executor reads it when a request starts and again
+/// before each retry, to check the retry still fits in the budget.
+///
+/// Implemented by [`SystemClock`] (the default), [`ManualClock`], and `&C`
+/// and `Arc<C>` of clocks.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use rebound_runtime::executor::Clock;
+///
+/// /// A clock frozen at one instant.
+/// struct Frozen(Instant);
+///
+/// impl Clock for Frozen {
+///     fn now(&self) -> Instant {
+///         self.0
+///     }
+/// }
+///
+/// let frozen = Frozen(Instant::now());
+/// assert_eq!(frozen.now(), frozen.now());
+/// ```
+pub trait Clock {
+    /// The current instant; never earlier than a previous call's.
+    fn now(&self) -> Instant;
+}
+
+impl<C: Clock + ?Sized> Clock for &C {
+    #[inline]
+    fn now(&self) -> Instant {
+        C::now(self)
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for Arc<C> {
+    #[inline]
+    fn now(&self) -> Instant {
+        C::now(self)
+    }
+}
+
+/// The default [`Clock`]: [`Instant::now`].
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::executor::{Clock, SystemClock};
+///
+/// let earlier = SystemClock.now();
+/// assert!(SystemClock.now() >= earlier);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    #[inline]
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// A virtual [`Clock`] that moves only when told to: by
+/// [`advance`](Self::advance), or by sleeping on it, since it is also a
+/// [`Sleeper`](super::Sleeper) and an [`AsyncSleeper`](super::AsyncSleeper)
+/// whose sleeps advance it at once instead of waiting.
+///
+/// Clones share the time, so one clone can be the executor's clock and
+/// another its sleeper.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::executor::{Clock, ManualClock, Sleeper};
+///
+/// let clock = ManualClock::new();
+/// let start = clock.now();
+/// clock.advance(Duration::from_secs(2));
+/// clock.sleep(Duration::from_millis(500)); // returns at once
+/// assert_eq!(clock.now() - start, Duration::from_millis(2500));
+/// assert_eq!(clock.elapsed(), Duration::from_millis(2500));
+/// ```
+#[derive(Debug, Clone)]
+pub struct ManualClock {
+    origin: Instant,
+    /// Nanoseconds since `origin` (584 years fit).
+    offset_nanos: Arc<AtomicU64>,
+}
+
+impl ManualClock {
+    /// A clock reading [`Instant::now`] until it is advanced.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            origin: Instant::now(),
+            offset_nanos: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Moves the time forward by `by` (saturating, some 584 years after
+    /// creation).
+    pub fn advance(&self, by: Duration) {
+        let nanos = u64::try_from(by.as_nanos()).unwrap_or(u64::MAX);
+        // An `Err` is impossible: the closure always returns `Some`.
+        let _ = self
+            .offset_nanos
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                Some(now.saturating_add(nanos))
+            });
+    }
+
+    /// How far the clock was advanced since it was created.
+    #[must_use]
+    pub fn elapsed(&self) -> Duration {
+        Duration::from_nanos(self.offset_nanos.load(Ordering::Acquire))
+    }
+}
+
+impl Default for ManualClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        self.origin + self.elapsed()
+    }
+}
+
+impl super::Sleeper for ManualClock {
+    /// Advances the clock by `delay` and returns at once.
+    fn sleep(&self, delay: Duration) {
+        self.advance(delay);
+    }
+}
+
+impl super::AsyncSleeper for ManualClock {
+    type Sleep = core::future::Ready<()>;
+
+    /// Advances the clock by `delay`; the future is ready at once.
+    fn sleep(&self, delay: Duration) -> Self::Sleep {
+        self.advance(delay);
+        core::future::ready(())
+    }
+}
+
+/// A [`Clock`] on tokio's time, [`tokio::time::Instant::now`] (feature
+/// `tokio`): it stands still while tokio's clock is
+/// [paused](https://docs.rs/tokio/1/tokio/time/fn.pause.html) and moves with its auto-advance, so a budget
+/// works with [`TokioSleeper`](super::TokioSleeper) in virtual time.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::executor::{Clock, TokioClock};
+///
+/// let earlier = TokioClock.now();
+/// assert!(TokioClock.now() >= earlier);
+/// ```
+#[cfg(feature = "tokio")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokioClock;
+
+#[cfg(feature = "tokio")]
+impl Clock for TokioClock {
+    #[inline]
+    fn now(&self) -> Instant {
+        tokio::time::Instant::now().into_std()
+    }
+}

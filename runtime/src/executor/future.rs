@@ -1,0 +1,165 @@
+//! The async executor: [`Retry::run_async`] and
+//! [`Retry::run_async_classified`].
+//!
+//! Both are `async fn`s. Their future is [`Send`] when the operation's
+//! closure and futures, the sleeper's futures, the error type and the
+//! strategy, sleeper and clock (which are borrowed, so they must be
+//! [`Sync`]) are; it is not `'static`, since it borrows the [`Retry`]. Put
+//! the `Retry` in an `Arc` (or build one inside the spawned task) to spawn
+//! it.
+
+use core::future::Future;
+
+use super::classifier::{ByClosure, Classify, Native};
+use super::request::{Request, Step};
+use super::{AsyncSleeper, Clock, Retry, RetryError};
+use crate::{FailureInfo, RetryStrategy};
+
+impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock> Retry<S, Sl, C> {
+    /// Runs the future `op` returns until one succeeds or the strategy (or
+    /// the budget) allows no further attempt, awaiting the
+    /// [`AsyncSleeper`] between attempts.
+    ///
+    /// `op` gets the 1-based attempt number. Its error type must implement
+    /// [`RetryInfo`](crate::RetryInfo) and [`ErrorInfo`](crate::ErrorInfo);
+    /// for other error types, see
+    /// [`run_async_classified`](Self::run_async_classified).
+    ///
+    /// The default [`ThreadSleeper`](super::ThreadSleeper) blocks, so it is
+    /// not an `AsyncSleeper`: set a [`sleeper`](Self::sleeper) first (a
+    /// closure around your runtime's timer, or
+    /// `TokioSleeper` (feature `tokio`)).
+    ///
+    /// # Errors
+    ///
+    /// [`RetryError`] with the last attempt's failure, the number of attempts
+    /// made and the [`StopReason`](super::StopReason).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use std::time::Duration;
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// # fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    /// #     let mut future = std::pin::pin!(future);
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     loop {
+    /// #         if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+    /// #             return out;
+    /// #         }
+    /// #     }
+    /// # }
+    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build()?;
+    /// let slept = Mutex::new(Vec::new());
+    /// // Any runtime's timer fits, e.g. `|delay| tokio::time::sleep(delay)`.
+    /// let retry = Retry::new(&strategy).sleeper(|delay| {
+    ///     slept.lock().unwrap().push(delay);
+    ///     std::future::ready(())
+    /// });
+    ///
+    /// let reset = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+    /// let value = block_on(retry.run_async(|attempt| async move {
+    ///     if attempt < 2 { Err(reset()) } else { Ok(attempt) }
+    /// }))?;
+    /// assert_eq!(value, 2);
+    /// assert_eq!(*slept.lock().unwrap(), [Duration::from_millis(500)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn run_async<T, E, F, Fut>(&self, op: F) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        E: FailureInfo,
+    {
+        self.drive_async(op, &Native).await
+    }
+
+    /// [`run_async`](Self::run_async) for an error type that does not
+    /// implement the retry traits: `classify` says what each failure is, as
+    /// a [`Classified`](super::Classified) or any other [`FailureInfo`].
+    ///
+    /// # Errors
+    ///
+    /// [`RetryError`] with the last attempt's failure, the number of attempts
+    /// made and the [`StopReason`](super::StopReason).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::executor::Classified;
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// # fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    /// #     let mut future = std::pin::pin!(future);
+    /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// #     loop {
+    /// #         if let std::task::Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+    /// #             return out;
+    /// #         }
+    /// #     }
+    /// # }
+    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let retry = Retry::new(&strategy).sleeper(|_| std::future::ready(()));
+    ///
+    /// let err = block_on(retry.run_async_classified(
+    ///     |_attempt| async { Err::<(), _>("invalid input") },
+    ///     |_message: &&str| Classified::not_retryable(),
+    /// ))
+    /// .unwrap_err();
+    /// assert_eq!(err.attempts(), 1);
+    /// assert_eq!(*err.last_error(), "invalid input");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub async fn run_async_classified<T, E, F, Fut, K, I>(
+        &self,
+        op: F,
+        classify: K,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+        K: Fn(&E) -> I,
+        I: FailureInfo,
+    {
+        self.drive_async(op, &ByClosure(classify)).await
+    }
+
+    async fn drive_async<T, E, F, Fut>(
+        &self,
+        mut op: F,
+        classify: &impl Classify<E>,
+    ) -> Result<T, RetryError<E>>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let mut request = Request::start(&self.strategy, &self.clock, self.budget);
+        let mut delay = request.first_delay();
+        loop {
+            if !delay.is_zero() {
+                self.sleeper.sleep(delay).await;
+            }
+            let attempt = request.attempt();
+            match op(attempt).await {
+                Ok(value) => {
+                    request.succeeded();
+                    return Ok(value);
+                }
+                Err(failure) => match classify.with(&failure, |info| request.failed(info)) {
+                    Step::Retry(next, next_delay) => {
+                        request = next;
+                        delay = next_delay;
+                    }
+                    Step::Stop(sleep, reason) => {
+                        if let Some(sleep) = sleep {
+                            self.sleeper.sleep(sleep).await;
+                        }
+                        return Err(RetryError::new(failure, attempt, reason));
+                    }
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Executors: run an operation with a [`RetryStrategy`](crate::RetryStrategy),
+//! blocking ([`Retry::run`]) or async ([`Retry::run_async`]).
+//!
+//! [`Retry`] follows the request loop of the Smithy client guide exactly:
+//!
+//! 1. Ask the strategy for an initial token. If it gives none, make exactly
+//!    one attempt, without retries
+//!    ([`StopReason::NoInitialToken`]).
+//! 2. Sleep the token's delay (a zero delay is not slept), then make the
+//!    attempt. The operation gets the 1-based attempt number.
+//! 3. On success, hand the token back with `record_success` (the strategy
+//!    refunds its retry quota) and return the value.
+//! 4. On failure, hand the token and the failure to `refresh_retry_token`. A
+//!    new token means: go to 2. A refusal ([`TokenAcquisitionFailed`](crate::TokenAcquisitionFailed))
+//!    means: sleep its [`delay_before_giving_up`](crate::TokenAcquisitionFailed::delay_before_giving_up)
+//!    if it has one (long-polling operations), then return a [`RetryError`].
+//!
+//! With a total-time [`budget`](Retry::budget), a retry whose delay would
+//! not end before the budget runs out is not slept: the executor returns at
+//! once with [`StopReason::BudgetExhausted`].
+//!
+//! | item | what it is |
+//! |---|---|
+//! | [`Retry`] | the executor, built once and run many times |
+//! | [`RetryError`], [`StopReason`] | the last failure, the attempt count, and why retrying stopped |
+//! | [`Sleeper`], [`ThreadSleeper`] | how the blocking executor waits; closures are sleepers |
+//! | [`AsyncSleeper`], `TokioSleeper` | how the async executor waits; closures returning futures are sleepers |
+//! | [`Clock`], [`SystemClock`], [`ManualClock`], `TokioClock` | where the budget reads the time |
+//! | [`Classified`] | what a classifier closure returns, for errors without the retry traits |
+//!
+//! `TokioSleeper` and `TokioClock` need the `tokio` feature. Everything
+//! time-dependent is injectable, so tests run in virtual time: a
+//! [`ManualClock`] is both a clock and a sleeper that advances it.
+//!
+//! # Examples
+//!
+//! ```
+//! use std::time::Duration;
+//! use rebound_runtime::executor::{ManualClock, StopReason};
+//! use rebound_runtime::{Retry, StandardRetryStrategy};
+//!
+//! let strategy = StandardRetryStrategy::builder().random(|| 0.5).build()?;
+//! let clock = ManualClock::new();
+//! let retry = Retry::new(&strategy)
+//!     .sleeper(clock.clone()) // sleeping advances the virtual clock
+//!     .clock(clock.clone())
+//!     .budget(Duration::from_secs(1));
+//!
+//! let timed_out = || std::io::Error::from(std::io::ErrorKind::TimedOut);
+//! let err = retry.run(|_attempt| Err::<(), _>(timed_out())).unwrap_err();
+//! // The first retry waited 500 ms; the second would wait 1 s, past the budget.
+//! assert_eq!(err.attempts(), 2);
+//! assert!(matches!(err.reason(), StopReason::BudgetExhausted { .. }));
+//! assert_eq!(clock.elapsed(), Duration::from_millis(500));
+//! assert_eq!(
+//!     err.to_string(),
+//!     "gave up after 2 attempts: the next retry, 1s from now, would not start within the 1s budget (500ms spent)"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod blocking;
+mod classifier;
+mod clock;
+mod error;
+mod future;
+mod request;
+mod sleep;
+
+use core::time::Duration;
+use std::fmt;
+
+pub use classifier::Classified;
+#[cfg(feature = "tokio")]
+pub use clock::TokioClock;
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{RetryError, StopReason};
+#[cfg(feature = "tokio")]
+pub use sleep::TokioSleeper;
+pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
+
+/// Runs operations with a retry strategy: the executor. Build it once (per
+/// client, say) and [`run`](Self::run) or [`run_async`](Self::run_async) it
+/// for each request.
+///
+/// `S` is any [`RetryStrategy`](crate::RetryStrategy): a strategy, a
+/// reference to one, an `Arc<dyn RetryStrategy>`.
+///
+/// # Default
+///
+/// | setting | default | setter |
+/// |---|---|---|
+/// | sleeper | [`ThreadSleeper`] (blocking; the async executor needs an [`AsyncSleeper`]) | [`sleeper`](Self::sleeper) |
+/// | clock | [`SystemClock`] | [`clock`](Self::clock) |
+/// | total-time budget | none | [`budget`](Self::budget) |
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::{Retry, StandardRetryStrategy};
+///
+/// let strategy = StandardRetryStrategy::builder().build()?;
+/// let retry = Retry::new(&strategy);
+/// let answer = retry.run(|_attempt| Ok::<_, std::io::Error>(42))?;
+/// assert_eq!(answer, 42);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+#[must_use = "an executor does nothing until it is run"]
+pub struct Retry<S, Sl = ThreadSleeper, C = SystemClock> {
+    strategy: S,
+    sleeper: Sl,
+    clock: C,
+    budget: Option<Duration>,
+}
+
+impl<S> Retry<S> {
+    /// An executor for `strategy`, with the [defaults](Self#default).
+    pub const fn new(strategy: S) -> Self {
+        Self {
+            strategy,
+            sleeper: ThreadSleeper,
+            clock: SystemClock,
+            budget: None,
+        }
+    }
+}
+
+impl<S, Sl, C> Retry<S, Sl, C> {
+    /// Waits between attempts with `sleeper`: a [`Sleeper`] for
+    /// [`run`](Self::run), an [`AsyncSleeper`] for
+    /// [`run_async`](Self::run_async). Closures are both.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// // Blocking: a `Fn(Duration)`.
+    /// let blocking = Retry::new(&strategy).sleeper(|delay| std::thread::sleep(delay));
+    /// // Async: a `Fn(Duration) -> impl Future`, e.g. `tokio::time::sleep`.
+    /// let not_waiting = Retry::new(&strategy).sleeper(|_: Duration| std::future::ready(()));
+    /// # let _ = (blocking, not_waiting);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sleeper<Sl2>(self, sleeper: Sl2) -> Retry<S, Sl2, C> {
+        Retry {
+            strategy: self.strategy,
+            sleeper,
+            clock: self.clock,
+            budget: self.budget,
+        }
+    }
+
+    /// Reads the time for the [budget](Self::budget) from `clock`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::executor::ManualClock;
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let clock = ManualClock::new();
+    /// let retry = Retry::new(&strategy)
+    ///     .clock(clock.clone())
+    ///     .sleeper(clock) // sleeps advance the clock instead of waiting
+    ///     .budget(Duration::from_secs(10));
+    /// # let _ = retry;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clock<C2>(self, clock: C2) -> Retry<S, Sl, C2> {
+        Retry {
+            strategy: self.strategy,
+            sleeper: self.sleeper,
+            clock,
+            budget: self.budget,
+        }
+    }
+
+    /// Bounds the time a request may take, from its start (before the
+    /// initial token) until its last attempt starts. A retry is made only
+    /// if it would start before the budget runs out; otherwise the executor
+    /// returns at once, without sleeping, with
+    /// [`StopReason::BudgetExhausted`]. A long-polling give-up sleep is cut
+    /// short at the budget's end. The first attempt is always made, after
+    /// the initial token's delay.
+    ///
+    /// The budget does not interrupt an attempt in progress: pair it with a
+    /// per-attempt timeout in the operation. A retry the strategy granted but
+    /// the budget refused is abandoned, not refunded: the Smithy interface
+    /// has no way to hand a granted token back unused, and a request ending
+    /// on a failure gets no refund anyway.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let retry = Retry::new(&strategy).budget(Duration::from_secs(30));
+    /// # let _ = retry;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub const fn budget(mut self, budget: Duration) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The strategy this executor asks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let retry = Retry::new(StandardRetryStrategy::builder().build()?);
+    /// assert_eq!(retry.strategy().max_attempts(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub const fn strategy(&self) -> &S {
+        &self.strategy
+    }
+}
+
+impl<S: fmt::Debug, Sl, C> fmt::Debug for Retry<S, Sl, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Retry")
+            .field("strategy", &self.strategy)
+            .field("sleeper", &std::any::type_name::<Sl>())
+            .field("clock", &std::any::type_name::<C>())
+            .field("budget", &self.budget)
+            .finish()
+    }
+}

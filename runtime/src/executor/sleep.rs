@@ -1,0 +1,137 @@
+//! How an executor waits between attempts: [`Sleeper`] for blocking code,
+//! [`AsyncSleeper`] for async code. Both are one-method traits that closures
+//! satisfy, so tests inject a recording fake and async code plugs in any
+//! runtime's timer.
+
+use core::future::Future;
+use core::time::Duration;
+
+/// Blocks the current thread for a while: what the blocking executor
+/// ([`Retry::run`](super::Retry::run)) does between attempts.
+///
+/// Implemented by [`ThreadSleeper`] (the default) and by every
+/// `Fn(Duration)` closure.
+///
+/// # Examples
+///
+/// A recording fake, for tests that must not sleep:
+///
+/// ```
+/// use std::cell::RefCell;
+/// use std::time::Duration;
+/// use rebound_runtime::executor::Sleeper;
+///
+/// let slept = RefCell::new(Vec::new());
+/// let fake = |delay: Duration| slept.borrow_mut().push(delay);
+/// fake.sleep(Duration::from_millis(20));
+/// assert_eq!(slept.into_inner(), [Duration::from_millis(20)]);
+/// ```
+pub trait Sleeper {
+    /// Blocks for `delay`. The executor never calls it with a zero delay.
+    fn sleep(&self, delay: Duration);
+}
+
+impl<F: Fn(Duration)> Sleeper for F {
+    #[inline]
+    fn sleep(&self, delay: Duration) {
+        self(delay);
+    }
+}
+
+/// The default [`Sleeper`]: [`std::thread::sleep`].
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use rebound_runtime::executor::{Sleeper, ThreadSleeper};
+///
+/// let start = Instant::now();
+/// ThreadSleeper.sleep(Duration::from_millis(1));
+/// assert!(start.elapsed() >= Duration::from_millis(1));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadSleeper;
+
+impl Sleeper for ThreadSleeper {
+    #[inline]
+    fn sleep(&self, delay: Duration) {
+        std::thread::sleep(delay);
+    }
+}
+
+/// Makes a future that completes after a while: what the async executor
+/// ([`Retry::run_async`](super::Retry::run_async)) awaits between attempts.
+///
+/// rebound depends on no async runtime. Every `Fn(Duration) -> impl Future`
+/// closure is a sleeper, so any runtime's timer plugs in as
+/// `|delay| runtime::sleep(delay)`; with the `tokio` feature,
+/// `TokioSleeper` is ready-made.
+///
+/// # Examples
+///
+/// A sleeper that does not wait, recording what it was asked:
+///
+/// ```
+/// use std::sync::Mutex;
+/// use std::time::Duration;
+/// use rebound_runtime::executor::AsyncSleeper;
+///
+/// let slept = Mutex::new(Vec::new());
+/// let fake = |delay: Duration| {
+///     slept.lock().unwrap().push(delay);
+///     std::future::ready(())
+/// };
+/// let _ready = fake.sleep(Duration::from_millis(20)); // a future; await it
+/// assert_eq!(*slept.lock().unwrap(), [Duration::from_millis(20)]);
+/// ```
+pub trait AsyncSleeper {
+    /// The future [`sleep`](Self::sleep) returns; its output is ignored.
+    type Sleep: Future;
+
+    /// A future that completes after `delay`. The executor never asks for a
+    /// zero delay.
+    fn sleep(&self, delay: Duration) -> Self::Sleep;
+}
+
+impl<F: Fn(Duration) -> Fut, Fut: Future> AsyncSleeper for F {
+    type Sleep = Fut;
+
+    #[inline]
+    fn sleep(&self, delay: Duration) -> Fut {
+        self(delay)
+    }
+}
+
+/// An [`AsyncSleeper`] on tokio's timer, [`tokio::time::sleep`] (feature
+/// `tokio`). It follows [`tokio::time::pause`][pause], so tests with a
+/// paused clock run in virtual time.
+///
+/// Like every tokio timer, its futures must be made inside a tokio runtime;
+/// [`Retry::run_async`](super::Retry::run_async) makes them while its own
+/// future is polled, so awaiting that future in a tokio task suffices.
+///
+/// [pause]: https://docs.rs/tokio/1/tokio/time/fn.pause.html
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::executor::{AsyncSleeper, TokioSleeper};
+///
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+/// runtime.block_on(async { TokioSleeper.sleep(Duration::from_millis(1)).await });
+/// ```
+#[cfg(feature = "tokio")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokioSleeper;
+
+#[cfg(feature = "tokio")]
+impl AsyncSleeper for TokioSleeper {
+    type Sleep = tokio::time::Sleep;
+
+    #[inline]
+    fn sleep(&self, delay: Duration) -> tokio::time::Sleep {
+        tokio::time::sleep(delay)
+    }
+}

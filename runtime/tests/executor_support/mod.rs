@@ -1,0 +1,170 @@
+//! Shared helpers for the executor tests: failures that speak the retry
+//! traits, a strategy that gives no initial token, a recording sleeper on a
+//! virtual clock, and a tiny `block_on`.
+#![allow(dead_code, unreachable_pub)]
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use rebound_runtime::executor::ManualClock;
+use rebound_runtime::{
+    ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, RetryStrategy, RetryToken,
+    StandardRetryStrategy, TokenAcquisitionFailed,
+};
+
+pub const fn ms(millis: u64) -> Duration {
+    Duration::from_millis(millis)
+}
+
+/// A failure of the pretend service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// 503: retryable.
+    Unavailable,
+    /// 400: not retryable.
+    BadRequest,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Unavailable => "service unavailable",
+            Self::BadRequest => "bad request",
+        })
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl RetryInfo for Failure {
+    fn retry_safety(&self) -> RetrySafety {
+        match self {
+            Self::Unavailable => RetrySafety::Yes,
+            Self::BadRequest => RetrySafety::No,
+        }
+    }
+}
+
+impl ErrorInfo for Failure {
+    fn fault(&self) -> ErrorFault {
+        match self {
+            Self::Unavailable => ErrorFault::Server,
+            Self::BadRequest => ErrorFault::Client,
+        }
+    }
+    fn http_status(&self) -> Option<u16> {
+        Some(match self {
+            Self::Unavailable => 503,
+            Self::BadRequest => 400,
+        })
+    }
+}
+
+/// The standard strategy (behaviour 2.0) with the jitter draw fixed at 0.5:
+/// retry delays are 500 ms, 1 s, 2 s, ...
+pub fn standard() -> StandardRetryStrategy {
+    StandardRetryStrategy::builder()
+        .random(|| 0.5)
+        .build()
+        .unwrap()
+}
+
+/// A virtual clock and a record of every sleep; sleeping advances the clock.
+#[derive(Debug, Default)]
+pub struct Sleeps {
+    pub clock: ManualClock,
+    slept: Mutex<Vec<Duration>>,
+}
+
+impl Sleeps {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records a blocking sleep.
+    pub fn sleep(&self, delay: Duration) {
+        self.slept.lock().unwrap().push(delay);
+        self.clock.advance(delay);
+    }
+
+    /// Records an async sleep; the future is ready at once.
+    pub fn sleep_async(&self, delay: Duration) -> std::future::Ready<()> {
+        self.sleep(delay);
+        std::future::ready(())
+    }
+
+    pub fn slept(&self) -> Vec<Duration> {
+        self.slept.lock().unwrap().clone()
+    }
+}
+
+/// A strategy whose `acquire_initial_token` always fails, counting the calls
+/// it gets.
+#[derive(Debug, Default)]
+pub struct NoInitialToken {
+    pub refreshes: AtomicU32,
+    pub successes: AtomicU32,
+}
+
+impl NoInitialToken {
+    pub const WHY: TokenAcquisitionFailed = TokenAcquisitionFailed::QuotaExhausted {
+        attempts: 0,
+        cost: 1,
+        available: 0,
+        delay_before_giving_up: None,
+    };
+}
+
+impl RetryStrategy for NoInitialToken {
+    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
+        Err(Self::WHY)
+    }
+    fn refresh_retry_token(
+        &self,
+        token: RetryToken,
+        _failure: &dyn FailureInfo,
+    ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        self.refreshes.fetch_add(1, Ordering::Relaxed);
+        Ok(token.next(Duration::ZERO, None))
+    }
+    fn record_success(&self, _token: RetryToken) {
+        self.successes.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A strategy whose initial token carries a delay, then never retries.
+#[derive(Debug)]
+pub struct DelayedStart(pub Duration);
+
+impl RetryStrategy for DelayedStart {
+    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
+        Ok(RetryToken::initial().next(self.0, None))
+    }
+    fn refresh_retry_token(
+        &self,
+        token: RetryToken,
+        _failure: &dyn FailureInfo,
+    ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        Err(TokenAcquisitionFailed::NotRetryable {
+            attempts: token.attempt(),
+        })
+    }
+    fn record_success(&self, _token: RetryToken) {}
+}
+
+/// Polls `future` to completion with a no-op waker: enough for futures whose
+/// sleeps are ready at once.
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..1_000_000 {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+    panic!("the future did not complete: something slept for real");
+}
