@@ -47,7 +47,7 @@ impl<F: Fn(Duration)> Sleeper for F {
 /// use rebound_runtime::executor::{Sleeper, ThreadSleeper};
 ///
 /// let start = Instant::now();
-/// ThreadSleeper.sleep(Duration::from_millis(1));
+/// ThreadSleeper.sleep(Duration::ZERO); // returns at once
 /// assert!(start.elapsed() >= Duration::from_millis(1));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
