@@ -230,3 +230,78 @@ fn a_retryable_throttling_model_is_retry_safe_and_keeps_its_hint() {
     assert_eq!(error.http_status(), Some(400));
     assert_eq!(error.retry_after(), Some(hint));
 }
+
+/// What the AWS standard strategy does with each modeled error: the derive
+/// reports the model, the strategy applies the AWS rules on top (the
+/// throttling code list, transient statuses).
+mod with_the_standard_strategy {
+    use std::time::Duration;
+
+    use rebound::{RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed};
+
+    use super::*;
+
+    fn strategy() -> StandardRetryStrategy {
+        StandardRetryStrategy::builder()
+            .aws_service("dynamodb", "PutItem")
+            .random(|| 0.5)
+            .build()
+            .expect("valid configuration")
+    }
+
+    /// Refreshes a first-attempt token with `error`: the retry's delay and
+    /// quota cost, or why there is none.
+    fn first_retry(error: &PutItemError) -> Result<(Duration, u32), TokenAcquisitionFailed> {
+        let strategy = strategy();
+        let token = strategy.acquire_initial_token()?;
+        let next = strategy.refresh_retry_token(token, error)?;
+        Ok((next.delay(), next.quota_cost().unwrap_or_default()))
+    }
+
+    #[test]
+    fn throughput_exceeded_is_retried_as_a_throttle_because_of_its_code() {
+        let error = PutItemError::ProvisionedThroughputExceededException { message: message() };
+        // Behaviour 2.0: throttling cost 5, 0.5 * min(1 s * 2^0, 20 s).
+        assert_eq!(first_retry(&error), Ok((Duration::from_millis(500), 5)));
+        let verdict = strategy().classifier().classify(&error);
+        assert!(verdict.retryable && verdict.throttling);
+    }
+
+    #[test]
+    fn internal_server_error_is_retried_as_transient() {
+        let error = PutItemError::InternalServerError { message: message() };
+        assert_eq!(first_retry(&error), Ok((Duration::from_millis(500), 5)));
+        assert!(!strategy().classifier().classify(&error).throttling);
+    }
+
+    #[test]
+    fn conditional_check_failed_is_not_retried() {
+        let error = PutItemError::ConditionalCheckFailedException { message: message() };
+        assert_eq!(
+            first_retry(&error),
+            Err(TokenAcquisitionFailed::NotRetryable { attempts: 1 })
+        );
+    }
+
+    #[test]
+    fn unhandled_errors_follow_their_status_and_code() {
+        let unavailable = PutItemError::Unhandled(UnhandledError {
+            code: "ServiceUnavailable".into(),
+            status: 503,
+        });
+        assert!(first_retry(&unavailable).is_ok());
+        let throttled = PutItemError::Unhandled(UnhandledError {
+            code: "ThrottlingException".into(),
+            status: 400,
+        });
+        assert!(strategy().classifier().classify(&throttled).throttling);
+        let teapot = PutItemError::Unhandled(UnhandledError {
+            code: "SomethingNew".into(),
+            status: 418,
+        });
+        assert_eq!(
+            first_retry(&teapot),
+            Err(TokenAcquisitionFailed::NotRetryable { attempts: 1 })
+        );
+    }
+}

@@ -4,13 +4,19 @@
 //!
 //! The rules, in the order the AWS SDKs apply them:
 //!
-//! 1. An explicit verdict wins: [`RetrySafety::Yes`] (a `@retryable` modeled
-//!    error, a transport failure) is retried, [`RetrySafety::No`] never is.
-//! 2. [`RetrySafety::Maybe`] (an unmodeled error) is retried if it is a
+//! 1. [`RetrySafety::Yes`] (a `@retryable` modeled error, a transport
+//!    failure) is retried.
+//! 2. [`RetrySafety::No`] is retried only if it is a throttling error or its
+//!    code is a transient error code: the AWS SDKs classify by code whatever
+//!    the model says. DynamoDB's `ProvisionedThroughputExceededException`, for
+//!    one, is modeled as a client error without `@retryable` (so the derive
+//!    says `No`), and every AWS SDK retries it as a throttle. A throttled
+//!    request was not processed, so retrying it is safe.
+//! 3. [`RetrySafety::Maybe`] (an unmodeled error) is retried if it is a
 //!    throttling error, a timeout, or has a transient error code
 //!    ([`TRANSIENT_ERROR_CODES`] plus any configured extras) or a transient
 //!    status ([`TRANSIENT_STATUS_CODES`]).
-//! 3. A failure is a throttling error if it says so
+//! 4. A failure is a throttling error if it says so
 //!    ([`is_throttle`](crate::RetryInfo::is_throttle)), if its code is one of
 //!    [`THROTTLING_ERROR_CODES`], or — when enabled (behaviour 2.1) — if it
 //!    is an unmodeled error with status 429.
@@ -146,14 +152,12 @@ impl AwsErrorClassifier {
                 && self.unmodeled_429_is_throttling
                 && status == Some(THROTTLING_STATUS_CODE));
         let timeout = failure.is_timeout();
+        let transient_code = || code.is_some_and(|code| self.is_transient_error_code(code));
         let retryable = match safety {
             RetrySafety::Yes => true,
-            RetrySafety::No => false,
+            RetrySafety::No => throttling || transient_code(),
             RetrySafety::Maybe => {
-                throttling
-                    || timeout
-                    || code.is_some_and(|code| self.is_transient_error_code(code))
-                    || status.is_some_and(is_transient_status)
+                throttling || timeout || transient_code() || status.is_some_and(is_transient_status)
             }
         };
         Verdict {
@@ -244,6 +248,35 @@ mod tests {
         let rules = AwsErrorClassifier::new();
         let modeled_slowdown = modeled(RetrySafety::Yes, false, 503, "SlowDown");
         assert!(rules.classify(&modeled_slowdown).throttling);
+    }
+
+    #[test]
+    fn listed_codes_are_retried_even_when_the_model_says_no() {
+        let rules = AwsErrorClassifier::new();
+        let throughput = modeled(
+            RetrySafety::No,
+            false,
+            400,
+            "ProvisionedThroughputExceededException",
+        );
+        assert_eq!(
+            rules.classify(&throughput),
+            Verdict {
+                retryable: true,
+                throttling: true,
+                timeout: false
+            }
+        );
+        let timeout = modeled(RetrySafety::No, false, 400, "RequestTimeoutException");
+        assert!(rules.classify(&timeout).retryable);
+        // A status alone does not override the model.
+        let failed = modeled(
+            RetrySafety::No,
+            false,
+            503,
+            "ConditionalCheckFailedException",
+        );
+        assert_eq!(rules.classify(&failed), Verdict::default());
     }
 
     #[test]
