@@ -19,6 +19,29 @@
 //! Both are implemented for [`std::io::Error`] and for references, `Box`,
 //! `Arc` and `Rc` of implementors.
 //!
+//! # Retrying
+//!
+//! | item | what it is |
+//! |---|---|
+//! | [`Retry`] | runs an operation with a strategy, blocking or async, with an optional time budget |
+//! | [`RetryStrategy`] | the Smithy client guide's interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] out |
+//! | [`StandardRetryStrategy`] | the AWS standard mode (behaviour 2.0 or 2.1), conformance-tested against botocore |
+//! | [`RetryQuota`], [`Partitions`] | the shared retry quota, one per endpoint or resource if you like |
+//! | [`classify`] | the AWS rules: throttling and transient error codes and statuses |
+//! | [`RetryConfig`] | `retry_mode` / `max_attempts` from code, environment and `~/.aws/config` |
+//!
+//! ```
+//! use std::time::Duration;
+//! use rebound::{Retry, StandardRetryStrategy};
+//!
+//! let strategy = StandardRetryStrategy::builder().build()?;
+//! let retry = Retry::new(&strategy).sleeper(|_delay| {}); // tests: do not actually sleep
+//! let reset = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+//! let value = retry.run(|attempt| if attempt < 2 { Err(reset()) } else { Ok("done") })?;
+//! assert_eq!(value, "done");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # `#[derive(RetryInfo)]`
 //!
 //! Implements both traits from attributes that mirror Smithy's error traits,
