@@ -150,6 +150,11 @@ impl ErrorInfo for TransportFailure {
     fn fault(&self) -> ErrorFault {
         ErrorFault::Other
     }
+
+    #[inline]
+    fn transport_failure(&self) -> Option<TransportFailure> {
+        Some(*self)
+    }
 }
 
 /// A response whose body does not match the checksum the service sent
