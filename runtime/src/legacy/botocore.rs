@@ -131,7 +131,7 @@ pub(crate) fn delay_exponential_secs(
     let base = base.unwrap_or_else(|| super::draw(random));
     let exponent = i32::try_from(failed_attempt.saturating_sub(1)).unwrap_or(i32::MAX);
     let growth = 2f64.powi(exponent);
-    growth.is_finite().then(|| base * growth)
+    growth.is_finite().then_some(base * growth)
 }
 
 /// Checks a response body against its `x-amz-crc32` header, as botocore's

@@ -23,13 +23,13 @@
 //!    ([`ErrorInfo::transport_failure`](crate::ErrorInfo::transport_failure)),
 //!    the preset's rule for that kind applies (botocore retries connection
 //!    errors only; Java and JavaScript retry them all). Otherwise it is
-//!    retried if it says [`RetrySafety::Yes`](crate::RetrySafety::Yes)
+//!    retried if it says [`RetrySafety::Yes`]
 //!    (`std::io::Error`: refused, reset, aborted, timed out).
 //! 2. An error response is retried if the preset's status/code rules match,
-//!    or if the error declares itself [`RetrySafety::Yes`](crate::RetrySafety::Yes):
+//!    or if the error declares itself [`RetrySafety::Yes`]:
 //!    a `@retryable` modeled error, or a [`ChecksumMismatch`] — which is how
 //!    a failed `x-amz-crc32` check ([`crc32_matches`]) reaches the strategy.
-//!    An explicit [`RetrySafety::No`](crate::RetrySafety::No) does not stop
+//!    An explicit [`RetrySafety::No`] does not stop
 //!    the status rules: the legacy SDKs retry a 503 whatever its model says.
 //!
 //! Legacy modes have no retry quota and keep no state between requests: a
