@@ -25,22 +25,78 @@
 //! [`ConnectionClosed`](TransportFailure::ConnectionClosed). A generic HTTP
 //! client error ([`Http`](TransportFailure::Http)) or a failed response stream
 //! ([`ResponseStreaming`](TransportFailure::ResponseStreaming)) is not retried.
+//!
+//! # Examples
+//!
+//! An integration of the DynamoDB preset checks each body, then asks the
+//! strategy:
+//!
+//! ```
+//! use rebound_runtime::classify::ChecksumMismatch;
+//! use rebound_runtime::legacy::{LegacyRetryStrategy, crc32_matches};
+//! use rebound_runtime::RetryStrategy;
+//!
+//! let strategy = LegacyRetryStrategy::botocore_dynamodb();
+//! let (status, body, header) = (200, br#"{"Count":0}"#, "12345");
+//! assert!(strategy.checks_response_crc32());
+//! let token = strategy.acquire_initial_token()?;
+//! assert!(!crc32_matches(body, header)?); // corrupted: retry
+//! let retry = strategy.refresh_retry_token(token, &ChecksumMismatch { status })?;
+//! assert_eq!(retry.delay(), std::time::Duration::from_millis(50));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::RandomSource;
 use crate::classify::{TransportFailure, is_transient_status};
 use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
 /// Attempts of the generic botocore legacy policy, the first included.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{BOTOCORE_MAX_ATTEMPTS, LegacyRetryStrategy};
+///
+/// assert_eq!(LegacyRetryStrategy::botocore().max_attempts(), BOTOCORE_MAX_ATTEMPTS);
+/// ```
 pub const BOTOCORE_MAX_ATTEMPTS: u32 = 5;
 
 /// Attempts of botocore's legacy DynamoDB policy, the first included.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{BOTOCORE_DYNAMODB_MAX_ATTEMPTS, LegacyRetryStrategy};
+///
+/// assert_eq!(LegacyRetryStrategy::botocore_dynamodb().max_attempts(), BOTOCORE_DYNAMODB_MAX_ATTEMPTS);
+/// ```
 pub const BOTOCORE_DYNAMODB_MAX_ATTEMPTS: u32 = 10;
 
 /// The fixed base of botocore's legacy DynamoDB delay: `0.05 * 2^(n-1)` s.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{BOTOCORE_DYNAMODB_BASE_SECS, LegacyRetryStrategy};
+///
+/// let dynamodb = LegacyRetryStrategy::botocore_dynamodb();
+/// assert_eq!(dynamodb.backoff_secs(1, false), Some(BOTOCORE_DYNAMODB_BASE_SECS));
+/// assert_eq!(dynamodb.backoff_secs(4, false), Some(0.4));
+/// ```
 pub const BOTOCORE_DYNAMODB_BASE_SECS: f64 = 0.05;
 
 /// `509 Bandwidth Limit Exceeded`: retried by the legacy policies, not by the
 /// standard mode.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::classify::is_transient_status;
+/// use rebound_runtime::legacy::{LIMIT_EXCEEDED_STATUS, botocore_retries_response};
+///
+/// assert!(botocore_retries_response(LIMIT_EXCEEDED_STATUS, None, false));
+/// assert!(!is_transient_status(LIMIT_EXCEEDED_STATUS)); // standard mode does not retry it
+/// ```
 pub const LIMIT_EXCEEDED_STATUS: u16 = 509;
 
 /// The error codes `_retry.json` retries when they come with HTTP 400 (its
@@ -48,6 +104,18 @@ pub const LIMIT_EXCEEDED_STATUS: u16 = 509;
 /// `request_throttled_exception`, `throttling` and `throughput_exceeded`
 /// policies). A subset of
 /// [`THROTTLING_ERROR_CODES`](crate::classify::THROTTLING_ERROR_CODES).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::classify::is_throttling_error_code;
+/// use rebound_runtime::legacy::{BOTOCORE_THROTTLING_ERROR_CODES, botocore_retries_response};
+///
+/// for code in BOTOCORE_THROTTLING_ERROR_CODES {
+///     assert!(is_throttling_error_code(code));
+///     assert!(botocore_retries_response(400, Some(code), false));
+/// }
+/// ```
 pub const BOTOCORE_THROTTLING_ERROR_CODES: &[&str] = &[
     "ThrottlingException",
     "ThrottledException",
@@ -57,12 +125,33 @@ pub const BOTOCORE_THROTTLING_ERROR_CODES: &[&str] = &[
 ];
 
 /// The `(status, code)` rules the `dynamodb` entry of `_retry.json` adds.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{DYNAMODB_EXTRA_RETRY_RULES, botocore_retries_response};
+///
+/// for &(status, code) in DYNAMODB_EXTRA_RETRY_RULES {
+///     assert!(botocore_retries_response(status, Some(code), true));
+///     assert!(!botocore_retries_response(status, Some(code), false));
+/// }
+/// ```
 pub const DYNAMODB_EXTRA_RETRY_RULES: &[(u16, &str)] = &[
     (409, "ReplicatedWriteConflictException"),
     (400, "TransactionInProgressException"),
 ];
 
 /// The response header carrying the CRC32 of the body (DynamoDB).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{CRC32_HEADER, crc32_matches};
+///
+/// let headers = [("x-amz-crc32", "0")];
+/// let header = headers.iter().find(|(name, _)| name.eq_ignore_ascii_case(CRC32_HEADER));
+/// assert_eq!(header.map(|(_, value)| crc32_matches(b"", value)), Some(Ok(true)));
+/// ```
 pub const CRC32_HEADER: &str = "x-amz-crc32";
 
 /// Whether botocore's legacy policies retry an error response with this
@@ -252,6 +341,14 @@ pub struct InvalidCrc32Header {
 
 impl InvalidCrc32Header {
     /// The header's value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::crc32_matches;
+    ///
+    /// assert_eq!(crc32_matches(b"", "1.5").unwrap_err().value(), "1.5");
+    /// ```
     #[must_use]
     pub fn value(&self) -> &str {
         &self.value

@@ -18,6 +18,24 @@
 //! throttling errors (a code of
 //! [`THROTTLING_ERROR_CODES`](crate::classify::THROTTLING_ERROR_CODES) or
 //! HTTP 429) and clock-skew errors ([`CLOCK_SKEW_ERROR_CODES`]).
+//!
+//! # Examples
+//!
+//! ```
+//! use std::time::Duration;
+//! use rebound_runtime::classify::HttpErrorResponse;
+//! use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+//! use rebound_runtime::RetryStrategy;
+//!
+//! let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.5).build()?;
+//! let token = java.acquire_initial_token()?;
+//! let throttled = HttpErrorResponse::new(400).with_code("Throttling");
+//! let token = java.refresh_retry_token(token, &throttled)?;
+//! assert_eq!(token.delay(), Duration::from_millis(375)); // 250 + floor(0.5 * 251)
+//! let token = java.refresh_retry_token(token, &HttpErrorResponse::new(500))?;
+//! assert_eq!(token.delay(), Duration::from_millis(100)); // floor(0.5 * 200)
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use core::time::Duration;
 
@@ -25,21 +43,88 @@ use crate::RandomSource;
 use crate::classify::{THROTTLING_STATUS_CODE, is_throttling_error_code, is_transient_status};
 
 /// Retries of the default policy: 3 (4 attempts).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::java_v1::JAVA_V1_MAX_ERROR_RETRY;
+/// use rebound_runtime::legacy::LegacyRetryStrategy;
+///
+/// assert_eq!(LegacyRetryStrategy::java_v1().max_attempts(), JAVA_V1_MAX_ERROR_RETRY + 1);
+/// ```
 pub const JAVA_V1_MAX_ERROR_RETRY: u32 = 3;
 
 /// Retries of the DynamoDB policy: 10 (11 attempts).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::java_v1::JAVA_V1_DYNAMODB_MAX_ERROR_RETRY;
+/// use rebound_runtime::legacy::LegacyRetryStrategy;
+///
+/// assert_eq!(
+///     LegacyRetryStrategy::java_v1_dynamodb().max_attempts(),
+///     JAVA_V1_DYNAMODB_MAX_ERROR_RETRY + 1
+/// );
+/// ```
 pub const JAVA_V1_DYNAMODB_MAX_ERROR_RETRY: u32 = 10;
 
 /// Base of the full-jitter backoff for errors that are not throttling.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::java_v1::JAVA_V1_BASE_DELAY;
+/// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+///
+/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.999_999).build()?;
+/// // The first retry waits below the base: floor(r * 100) ms.
+/// assert_eq!(java.backoff_secs(1, false), Some(0.099));
+/// assert!(0.099 < JAVA_V1_BASE_DELAY.as_secs_f64());
+/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// ```
 pub const JAVA_V1_BASE_DELAY: Duration = Duration::from_millis(100);
 
 /// Base of the DynamoDB policy's full-jitter backoff.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::java_v1::JAVA_V1_DYNAMODB_BASE_DELAY;
+/// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+///
+/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1DynamoDb).random(|| 0.5).build()?;
+/// assert_eq!(java.backoff_secs(1, false), Some(0.012)); // floor(0.5 * 25) ms
+/// assert_eq!(JAVA_V1_DYNAMODB_BASE_DELAY.as_millis(), 25);
+/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// ```
 pub const JAVA_V1_DYNAMODB_BASE_DELAY: Duration = Duration::from_millis(25);
 
 /// Base of the equal-jitter backoff for throttling errors.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::java_v1::JAVA_V1_THROTTLED_BASE_DELAY;
+/// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+///
+/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.0).build()?;
+/// // Equal jitter: never below half the exponential delay.
+/// assert_eq!(java.backoff_secs(1, true), Some(JAVA_V1_THROTTLED_BASE_DELAY.as_secs_f64() / 2.0));
+/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// ```
 pub const JAVA_V1_THROTTLED_BASE_DELAY: Duration = Duration::from_millis(500);
 
 /// The longest backoff: 20 s.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::java_v1::JAVA_V1_MAX_BACKOFF;
+/// use rebound_runtime::legacy::LegacyRetryStrategy;
+///
+/// assert_eq!(LegacyRetryStrategy::java_v1().max_backoff(), Some(JAVA_V1_MAX_BACKOFF));
+/// ```
 pub const JAVA_V1_MAX_BACKOFF: Duration = Duration::from_secs(20);
 
 /// The exponent stops growing after 30 retries (integer overflow guard).
@@ -47,6 +132,14 @@ const MAX_EXPONENT: u32 = 30;
 
 /// Error codes of requests rejected because the client's clock is off:
 /// retried by the Java 1.x SDK (after it corrects its clock offset).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{CLOCK_SKEW_ERROR_CODES, java_v1_retries_response};
+///
+/// assert!(CLOCK_SKEW_ERROR_CODES.iter().all(|code| java_v1_retries_response(403, Some(code))));
+/// ```
 pub const CLOCK_SKEW_ERROR_CODES: &[&str] = &[
     "RequestTimeTooSkewed",
     "RequestExpired",

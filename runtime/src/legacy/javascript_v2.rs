@@ -18,6 +18,22 @@
 //! without a response), expired credentials ([`EXPIRED_CREDENTIALS_ERROR_CODE`]),
 //! throttling errors (HTTP 429 or a code of
 //! [`JAVASCRIPT_V2_THROTTLING_ERROR_CODES`]) and every status from 500 up.
+//!
+//! # Examples
+//!
+//! ```
+//! use std::time::Duration;
+//! use rebound_runtime::classify::HttpErrorResponse;
+//! use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+//! use rebound_runtime::RetryStrategy;
+//!
+//! let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 0.5).build()?;
+//! let token = js.acquire_initial_token()?;
+//! let busy = HttpErrorResponse::new(429).with_retry_after(Some(Duration::from_secs(1)));
+//! let token = js.refresh_retry_token(token, &busy)?;
+//! assert_eq!(token.delay(), Duration::from_millis(1050)); // 0.5 * 100 ms + 1 s
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use core::time::Duration;
 
@@ -25,21 +41,73 @@ use crate::RandomSource;
 use crate::classify::THROTTLING_STATUS_CODE;
 
 /// Retries of the default policy: 3 (4 attempts).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::javascript_v2::JAVASCRIPT_V2_MAX_RETRIES;
+/// use rebound_runtime::legacy::LegacyRetryStrategy;
+///
+/// assert_eq!(LegacyRetryStrategy::javascript_v2().max_attempts(), JAVASCRIPT_V2_MAX_RETRIES + 1);
+/// ```
 pub const JAVASCRIPT_V2_MAX_RETRIES: u32 = 3;
 
 /// Retries of the DynamoDB policy: 10 (11 attempts).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::javascript_v2::JAVASCRIPT_V2_DYNAMODB_MAX_RETRIES;
+/// use rebound_runtime::legacy::LegacyRetryStrategy;
+///
+/// assert_eq!(
+///     LegacyRetryStrategy::javascript_v2_dynamodb().max_attempts(),
+///     JAVASCRIPT_V2_DYNAMODB_MAX_RETRIES + 1
+/// );
+/// ```
 pub const JAVASCRIPT_V2_DYNAMODB_MAX_RETRIES: u32 = 10;
 
 /// `retryDelayOptions.base` by default: 100 ms.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::javascript_v2::JAVASCRIPT_V2_BASE_DELAY;
+/// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+///
+/// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 1.0).build()?;
+/// assert_eq!(js.backoff_secs(1, false), Some(JAVASCRIPT_V2_BASE_DELAY.as_secs_f64()));
+/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// ```
 pub const JAVASCRIPT_V2_BASE_DELAY: Duration = Duration::from_millis(100);
 
 /// `retryDelayOptions.base` for DynamoDB: 50 ms.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::javascript_v2::JAVASCRIPT_V2_DYNAMODB_BASE_DELAY;
+/// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+///
+/// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2DynamoDb).random(|| 1.0).build()?;
+/// assert_eq!(js.backoff_secs(1, false), Some(JAVASCRIPT_V2_DYNAMODB_BASE_DELAY.as_secs_f64()));
+/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// ```
 pub const JAVASCRIPT_V2_DYNAMODB_BASE_DELAY: Duration = Duration::from_millis(50);
 
 /// The throttling codes of the JavaScript 2.x SDK's `throttledError` (fewer
 /// than [`THROTTLING_ERROR_CODES`](crate::classify::THROTTLING_ERROR_CODES):
 /// `SlowDown`, `BandwidthLimitExceeded`, ... are retried there only by
 /// their 5xx status).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{JAVASCRIPT_V2_THROTTLING_ERROR_CODES, javascript_v2_is_throttling};
+///
+/// assert!(JAVASCRIPT_V2_THROTTLING_ERROR_CODES.iter().all(|c| javascript_v2_is_throttling(400, Some(c))));
+/// assert!(!JAVASCRIPT_V2_THROTTLING_ERROR_CODES.contains(&"SlowDown"));
+/// ```
 pub const JAVASCRIPT_V2_THROTTLING_ERROR_CODES: &[&str] = &[
     "ProvisionedThroughputExceededException",
     "Throttling",
@@ -53,6 +121,14 @@ pub const JAVASCRIPT_V2_THROTTLING_ERROR_CODES: &[&str] = &[
 ];
 
 /// The code the JavaScript 2.x SDK retries after refreshing credentials.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{EXPIRED_CREDENTIALS_ERROR_CODE, javascript_v2_retries_response};
+///
+/// assert!(javascript_v2_retries_response(400, Some(EXPIRED_CREDENTIALS_ERROR_CODE)));
+/// ```
 pub const EXPIRED_CREDENTIALS_ERROR_CODE: &str = "ExpiredTokenException";
 
 /// Whether the JavaScript 2.x SDK treats an error response as throttling.

@@ -75,6 +75,14 @@ use crate::{
 /// The longest `Retry-After` hint the JavaScript presets add to a delay by
 /// default: 60 s. A longer hint ends the request
 /// ([`TokenAcquisitionFailed::RetryAfterTooLong`]).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{DEFAULT_RETRY_AFTER_CEILING, LegacyRetryStrategy};
+///
+/// assert_eq!(LegacyRetryStrategy::javascript_v2().retry_after_ceiling(), DEFAULT_RETRY_AFTER_CEILING);
+/// ```
 pub const DEFAULT_RETRY_AFTER_CEILING: Duration = Duration::from_secs(60);
 
 /// Which legacy SDK behaviour a [`LegacyRetryStrategy`] reproduces.
@@ -108,6 +116,15 @@ pub enum LegacyPreset {
 
 impl LegacyPreset {
     /// Attempts per request when none are configured, the first included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert_eq!(LegacyPreset::BotocoreDynamoDb.default_max_attempts(), 10);
+    /// assert_eq!(LegacyPreset::JavaScriptV2DynamoDb.default_max_attempts(), 11);
+    /// ```
     #[must_use]
     pub const fn default_max_attempts(self) -> u32 {
         match self {
@@ -123,12 +140,31 @@ impl LegacyPreset {
     /// Whether the SDK verifies `x-amz-crc32` on responses: an integration
     /// then calls [`crc32_matches`] and reports a mismatch as a
     /// [`ChecksumMismatch`](crate::classify::ChecksumMismatch).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert!(LegacyPreset::JavaScriptV2DynamoDb.checks_response_crc32());
+    /// assert!(!LegacyPreset::Botocore.checks_response_crc32());
+    /// ```
     #[must_use]
     pub const fn checks_response_crc32(self) -> bool {
         matches!(self, Self::BotocoreDynamoDb | Self::JavaScriptV2DynamoDb)
     }
 
     /// The preset's cap on a delay, if it has one (Java: 20 s).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert_eq!(LegacyPreset::JavaV1.default_max_backoff(), Some(Duration::from_secs(20)));
+    /// assert_eq!(LegacyPreset::Botocore.default_max_backoff(), None);
+    /// ```
     #[must_use]
     pub const fn default_max_backoff(self) -> Option<Duration> {
         match self {
@@ -139,6 +175,15 @@ impl LegacyPreset {
 
     /// Whether the preset adds a retry-after hint to its delay
     /// (JavaScript 2.x).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert!(LegacyPreset::JavaScriptV2.uses_retry_after());
+    /// assert!(!LegacyPreset::JavaV1.uses_retry_after());
+    /// ```
     #[must_use]
     pub const fn uses_retry_after(self) -> bool {
         matches!(self, Self::JavaScriptV2 | Self::JavaScriptV2DynamoDb)
@@ -190,6 +235,16 @@ impl LegacyPreset {
 
     /// Whether the preset counts an error response as throttling (Java
     /// backs off longer then; the others only report it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert!(LegacyPreset::JavaV1.is_throttling(400, Some("SlowDown")));
+    /// assert!(!LegacyPreset::JavaScriptV2.is_throttling(400, Some("SlowDown")));
+    /// assert!(LegacyPreset::Botocore.is_throttling(429, None));
+    /// ```
     #[must_use]
     pub fn is_throttling(self, status: u16, code: Option<&str>) -> bool {
         match self {
@@ -386,24 +441,57 @@ impl LegacyRetryStrategy {
     }
 
     /// The preset this strategy follows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// assert_eq!(LegacyRetryStrategy::java_v1().preset(), LegacyPreset::JavaV1);
+    /// ```
     #[must_use]
     pub fn preset(&self) -> LegacyPreset {
         self.preset
     }
 
     /// Attempts per request, the first one included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// assert_eq!(LegacyRetryStrategy::javascript_v2().max_attempts(), 4);
+    /// ```
     #[must_use]
     pub fn max_attempts(&self) -> u32 {
         self.max_attempts
     }
 
     /// The cap on every delay, if any.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// assert_eq!(LegacyRetryStrategy::botocore().max_backoff(), None);
+    /// ```
     #[must_use]
     pub fn max_backoff(&self) -> Option<Duration> {
         self.max_backoff
     }
 
     /// The longest retry-after hint honoured (JavaScript presets).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// assert_eq!(LegacyRetryStrategy::javascript_v2().retry_after_ceiling(), Duration::from_secs(60));
+    /// ```
     #[must_use]
     pub fn retry_after_ceiling(&self) -> Duration {
         self.retry_after_ceiling
@@ -411,6 +499,14 @@ impl LegacyRetryStrategy {
 
     /// Whether responses must be checked against `x-amz-crc32`
     /// ([`LegacyPreset::checks_response_crc32`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// assert!(!LegacyRetryStrategy::botocore().checks_response_crc32());
+    /// ```
     #[must_use]
     pub fn checks_response_crc32(&self) -> bool {
         self.preset.checks_response_crc32()
@@ -643,6 +739,16 @@ pub struct LegacyRetryStrategyBuilder {
 
 impl LegacyRetryStrategyBuilder {
     /// A builder with every setting at `preset`'s [default](Self#default).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategyBuilder};
+    ///
+    /// let strategy = LegacyRetryStrategyBuilder::new(LegacyPreset::JavaV1).build()?;
+    /// assert_eq!(strategy.max_attempts(), 4);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
     pub fn new(preset: LegacyPreset) -> Self {
         Self {
             preset,
@@ -655,6 +761,17 @@ impl LegacyRetryStrategyBuilder {
 
     /// Attempts per request, the first included (botocore's
     /// `total_max_attempts`; an SDK's "max retries" `n` is `n + 1` attempts).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// // The Java SDK's `maxErrorRetry = 5`:
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).max_attempts(5 + 1).build()?;
+    /// assert_eq!(strategy.max_attempts(), 6);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
     pub const fn max_attempts(mut self, max_attempts: u32) -> Self {
         self.max_attempts = Some(max_attempts);
         self
@@ -662,6 +779,20 @@ impl LegacyRetryStrategyBuilder {
 
     /// A cap on every backoff delay (replaces Java's 20 s; the other presets
     /// have none).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
+    ///     .max_backoff(Duration::from_secs(2))
+    ///     .random(|| 0.9)
+    ///     .build()?;
+    /// assert_eq!(strategy.backoff_secs(5, false), Some(2.0)); // 0.9 * 16 s, capped
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
     pub const fn max_backoff(mut self, cap: Duration) -> Self {
         self.max_backoff = Some(cap);
         self
@@ -670,6 +801,24 @@ impl LegacyRetryStrategyBuilder {
     /// The longest retry-after hint the JavaScript presets add to a delay; a
     /// longer one ends the request with
     /// [`TokenAcquisitionFailed::RetryAfterTooLong`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    /// use rebound_runtime::{RetryStrategy, TokenAcquisitionFailed};
+    ///
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2)
+    ///     .retry_after_ceiling(Duration::from_secs(5))
+    ///     .build()?;
+    /// let busy = HttpErrorResponse::new(503).with_retry_after(Some(Duration::from_secs(30)));
+    /// let token = strategy.acquire_initial_token().unwrap();
+    /// let why = strategy.refresh_retry_token(token, &busy).unwrap_err();
+    /// assert!(matches!(why, TokenAcquisitionFailed::RetryAfterTooLong { .. }));
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
     pub const fn retry_after_ceiling(mut self, ceiling: Duration) -> Self {
         self.retry_after_ceiling = Some(ceiling);
         self
@@ -677,6 +826,18 @@ impl LegacyRetryStrategyBuilder {
 
     /// Where jitter comes from: [`SeededRandom`](crate::SeededRandom) for
     /// reproducible runs, a closure to inject exact draws.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::SeededRandom;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let a = LegacyRetryStrategy::builder(LegacyPreset::Botocore).random(SeededRandom::new(1)).build()?;
+    /// let b = LegacyRetryStrategy::builder(LegacyPreset::Botocore).random(SeededRandom::new(1)).build()?;
+    /// assert_eq!(a.backoff_secs(3, false), b.backoff_secs(3, false));
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
     pub fn random(mut self, random: impl RandomSource + 'static) -> Self {
         self.random = Some(Arc::new(random));
         self
@@ -687,6 +848,16 @@ impl LegacyRetryStrategyBuilder {
     /// # Errors
     ///
     /// [`LegacyConfigError`] naming the setting that cannot work.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyConfigError, LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// assert!(LegacyRetryStrategy::builder(LegacyPreset::Botocore).build().is_ok());
+    /// let zero = LegacyRetryStrategy::builder(LegacyPreset::Botocore).max_attempts(0).build();
+    /// assert_eq!(zero.unwrap_err(), LegacyConfigError::MaxAttemptsZero);
+    /// ```
     pub fn build(self) -> Result<LegacyRetryStrategy, LegacyConfigError> {
         let defaults = LegacyRetryStrategy::from_preset(self.preset);
         let max_attempts = self.max_attempts.unwrap_or(defaults.max_attempts);
