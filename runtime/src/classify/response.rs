@@ -261,6 +261,9 @@ mod tests {
                 (failure.fault(), failure.http_status()),
                 (ErrorFault::Other, None)
             );
+            assert_eq!(failure.transport_failure(), Some(failure));
+            let boxed: Box<dyn ErrorInfo> = Box::new(failure);
+            assert_eq!(boxed.transport_failure(), Some(failure));
         }
     }
 }

@@ -17,7 +17,10 @@
 //! ([`TRANSIENT_STATUS_CODES`](crate::classify::TRANSIENT_STATUS_CODES)),
 //! throttling errors (a code of
 //! [`THROTTLING_ERROR_CODES`](crate::classify::THROTTLING_ERROR_CODES) or
-//! HTTP 429) and clock-skew errors ([`CLOCK_SKEW_ERROR_CODES`]).
+//! HTTP 429) and clock-skew errors ([`CLOCK_SKEW_ERROR_CODES`]). These are
+//! the rules of the 1.11/1.12 releases; early 1.x releases retried 500 and
+//! 503 only. The SDK's optional throttled-retry capacity
+//! (`useThrottleRetries`) is not part of the preset.
 //!
 //! # Examples
 //!
