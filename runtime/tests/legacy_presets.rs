@@ -423,3 +423,48 @@ fn every_preset_ends_a_request_on_success_with_nothing_to_refund() {
         }
     }
 }
+
+#[test]
+fn botocore_service_entries_add_their_rules() {
+    // The vectors' "<service>_only" outcomes: not retried by the generic
+    // policy, retried by the service's own.
+    let cases: [(&str, u16, &str); 8] = [
+        ("s3", 400, "BadDigest"),
+        ("s3", 400, "RequestTimeout"),
+        ("sqs", 403, "RequestThrottled"),
+        ("kinesis", 400, "LimitExceededException"),
+        ("glacier", 408, "RequestTimeoutException"),
+        ("route53", 400, "PriorRequestNotComplete"),
+        ("sts", 400, "IDPCommunicationError"),
+        ("organizations", 400, "TooManyRequestsException"),
+    ];
+    let generic = LegacyRetryStrategy::botocore();
+    for (service, status, code) in cases {
+        let error = HttpErrorResponse::new(status).with_code(code);
+        assert!(!generic.classify(&error).retryable, "{service} {code}");
+        let own = LegacyRetryStrategy::botocore_for_service(service);
+        assert_eq!(own.preset(), LegacyPreset::Botocore);
+        assert_eq!(run_attempts(&own, &error), 5, "{service} {code}");
+        // Status and code must both match.
+        let other_status = HttpErrorResponse::new(418).with_code(code);
+        assert!(!own.classify(&other_status).retryable, "{service} {code}");
+    }
+    // DynamoDB is a preset of its own; unknown services get the defaults.
+    let dynamodb = LegacyRetryStrategy::botocore_for_service("DynamoDB");
+    assert_eq!(
+        (dynamodb.preset(), dynamodb.max_attempts()),
+        (LegacyPreset::BotocoreDynamoDb, 10)
+    );
+    let sns = LegacyRetryStrategy::botocore_for_service("sns");
+    assert_eq!(sns.extra_retry_rules().count(), 0);
+    // The builder composes the same rules with other settings.
+    let built = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
+        .botocore_service("s3")
+        .retry_rule(400, "Custom")
+        .max_attempts(2)
+        .build()
+        .unwrap();
+    let custom = HttpErrorResponse::new(400).with_code("Custom");
+    assert_eq!(run_attempts(&built, &custom), 2);
+    assert_eq!(built.extra_retry_rules().count(), 3);
+}

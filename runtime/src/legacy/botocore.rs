@@ -12,6 +12,11 @@
 //! | [`DYNAMODB_EXTRA_RETRY_RULES`] (409 `ReplicatedWriteConflictException`, 400 `TransactionInProgressException`) | no | retried |
 //! | `x-amz-crc32` of the body checked ([`crc32_matches`]) | no | yes, a mismatch is retried |
 //!
+//! The other services `_retry.json` names (`s3`, `sqs`, `ec2`, `kinesis`, ...)
+//! only add `(status, code)` rules ([`BOTOCORE_SERVICE_RETRY_RULES`]):
+//! [`LegacyRetryStrategy::botocore_for_service`](super::LegacyRetryStrategy::botocore_for_service)
+//! builds the whole policy of a service by its endpoint prefix.
+//!
 //! Rules match the status *and* the code: a `ThrottlingException` with status
 //! 403 is not retried, neither is a `TooManyRequestsException` with 400. Every
 //! other code of [`THROTTLING_ERROR_CODES`](crate::classify::THROTTLING_ERROR_CODES)
@@ -140,6 +145,61 @@ pub const DYNAMODB_EXTRA_RETRY_RULES: &[(u16, &str)] = &[
     (409, "ReplicatedWriteConflictException"),
     (400, "TransactionInProgressException"),
 ];
+
+/// The `(status, code)` rules of `_retry.json`'s other service entries, by
+/// endpoint prefix (DynamoDB's are [`DYNAMODB_EXTRA_RETRY_RULES`]; its other
+/// differences make it a preset of its own).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::BOTOCORE_SERVICE_RETRY_RULES;
+///
+/// let (_, s3) = BOTOCORE_SERVICE_RETRY_RULES.iter().find(|(name, _)| *name == "s3").unwrap();
+/// assert!(s3.contains(&(400, "BadDigest")));
+/// ```
+pub const BOTOCORE_SERVICE_RETRY_RULES: &[(&str, &[(u16, &str)])] = &[
+    ("organizations", &[(400, "TooManyRequestsException")]),
+    (
+        "ec2",
+        &[
+            (503, "RequestLimitExceeded"),
+            (503, "EC2ThrottledException"),
+        ],
+    ),
+    ("cloudsearch", &[(509, "BandwidthLimitExceeded")]),
+    ("kinesis", &[(400, "LimitExceededException")]),
+    ("sqs", &[(403, "RequestThrottled")]),
+    ("s3", &[(400, "RequestTimeout"), (400, "BadDigest")]),
+    ("glacier", &[(408, "RequestTimeoutException")]),
+    (
+        "route53",
+        &[(400, "Throttling"), (400, "PriorRequestNotComplete")],
+    ),
+    ("sts", &[(400, "IDPCommunicationError")]),
+    ("dynamodb", DYNAMODB_EXTRA_RETRY_RULES),
+];
+
+/// The extra `(status, code)` rules botocore's legacy mode applies to the
+/// service with this endpoint prefix (compared case-insensitively); empty
+/// for a service `_retry.json` has no entry for.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::botocore_service_retry_rules;
+///
+/// assert_eq!(botocore_service_retry_rules("sqs"), [(403, "RequestThrottled")]);
+/// assert_eq!(botocore_service_retry_rules("Kinesis"), [(400, "LimitExceededException")]);
+/// assert!(botocore_service_retry_rules("sns").is_empty());
+/// ```
+#[must_use]
+pub fn botocore_service_retry_rules(endpoint_prefix: &str) -> &'static [(u16, &'static str)] {
+    BOTOCORE_SERVICE_RETRY_RULES
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(endpoint_prefix))
+        .map_or(&[], |(_, rules)| rules)
+}
 
 /// The response header carrying the CRC32 of the body (DynamoDB).
 ///

@@ -12,7 +12,10 @@
 //! | [`javascript_v2_dynamodb`](LegacyRetryStrategy::javascript_v2_dynamodb) | 11 (10 retries) | `rand * 2^(n-1) * 50 ms` | none | added |
 //!
 //! What each preset retries is documented in its module: [`botocore`],
-//! [`java_v1`], [`javascript_v2`].
+//! [`java_v1`], [`javascript_v2`]. Extra `(status, code)` rules can be added
+//! to any preset ([`LegacyRetryStrategyBuilder::retry_rule`]);
+//! [`LegacyRetryStrategy::botocore_for_service`] adds those of a service's
+//! `_retry.json` entry (`s3`, `sqs`, `ec2`, ...).
 //!
 //! # How a failure is judged
 //!
@@ -50,14 +53,16 @@ pub mod java_v1;
 pub mod javascript_v2;
 
 use core::time::Duration;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
 pub use botocore::{
     BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
-    BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER, DYNAMODB_EXTRA_RETRY_RULES, InvalidCrc32Header,
-    LIMIT_EXCEEDED_STATUS, botocore_retries_response, botocore_retries_transport_failure, crc32,
-    crc32_matches,
+    BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,
+    DYNAMODB_EXTRA_RETRY_RULES, InvalidCrc32Header, LIMIT_EXCEEDED_STATUS,
+    botocore_retries_response, botocore_retries_transport_failure, botocore_service_retry_rules,
+    crc32, crc32_matches,
 };
 pub use java_v1::{CLOCK_SKEW_ERROR_CODES, java_v1_is_throttling, java_v1_retries_response};
 pub use javascript_v2::{
@@ -321,6 +326,7 @@ pub struct LegacyRetryStrategy {
     max_attempts: u32,
     max_backoff: Option<Duration>,
     retry_after_ceiling: Duration,
+    extra_rules: Arc<[(u16, Cow<'static, str>)]>,
     random: Arc<dyn RandomSource>,
 }
 
@@ -412,6 +418,40 @@ impl LegacyRetryStrategy {
         Self::from_preset(LegacyPreset::JavaScriptV2DynamoDb)
     }
 
+    /// botocore's legacy policy for the service with this endpoint prefix,
+    /// as botocore builds it: `_retry.json`'s `__default__` merged with the
+    /// service's entry — the DynamoDB preset for `dynamodb`, else the generic
+    /// preset plus the service's [extra rules](BOTOCORE_SERVICE_RETRY_RULES).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let bad_digest = HttpErrorResponse::new(400).with_code("BadDigest");
+    /// assert!(LegacyRetryStrategy::botocore_for_service("s3").classify(&bad_digest).retryable);
+    /// assert!(!LegacyRetryStrategy::botocore().classify(&bad_digest).retryable);
+    /// let dynamodb = LegacyRetryStrategy::botocore_for_service("dynamodb");
+    /// assert_eq!(dynamodb.preset(), LegacyPreset::BotocoreDynamoDb);
+    /// ```
+    #[must_use]
+    pub fn botocore_for_service(endpoint_prefix: &str) -> Self {
+        let preset = if endpoint_prefix.eq_ignore_ascii_case("dynamodb") {
+            LegacyPreset::BotocoreDynamoDb
+        } else {
+            LegacyPreset::Botocore
+        };
+        let mut strategy = Self::from_preset(preset);
+        if preset == LegacyPreset::Botocore {
+            strategy.extra_rules = botocore_service_retry_rules(endpoint_prefix)
+                .iter()
+                .map(|&(status, code)| (status, Cow::Borrowed(code)))
+                .collect();
+        }
+        strategy
+    }
+
     /// A builder starting from `preset`'s defaults.
     ///
     /// # Examples
@@ -436,6 +476,7 @@ impl LegacyRetryStrategy {
             max_attempts: preset.default_max_attempts(),
             max_backoff: preset.default_max_backoff(),
             retry_after_ceiling: DEFAULT_RETRY_AFTER_CEILING,
+            extra_rules: Arc::new([]),
             random: Arc::new(ThreadRandom),
         }
     }
@@ -497,6 +538,32 @@ impl LegacyRetryStrategy {
         self.retry_after_ceiling
     }
 
+    /// The `(status, code)` pairs retried beyond the preset's rules
+    /// ([`LegacyRetryStrategyBuilder::retry_rule`],
+    /// [`LegacyRetryStrategyBuilder::botocore_service`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// let sqs = LegacyRetryStrategy::botocore_for_service("sqs");
+    /// assert_eq!(sqs.extra_retry_rules().collect::<Vec<_>>(), [(403, "RequestThrottled")]);
+    /// ```
+    pub fn extra_retry_rules(&self) -> impl Iterator<Item = (u16, &str)> {
+        self.extra_rules
+            .iter()
+            .map(|(status, code)| (*status, &**code))
+    }
+
+    fn has_extra_rule(&self, status: u16, code: Option<&str>) -> bool {
+        code.is_some_and(|code| {
+            self.extra_rules
+                .iter()
+                .any(|(s, c)| *s == status && c == code)
+        })
+    }
+
     /// Whether responses must be checked against `x-amz-crc32`
     /// ([`LegacyPreset::checks_response_crc32`]).
     ///
@@ -543,7 +610,9 @@ impl LegacyRetryStrategy {
             Some(status) => {
                 let code = failure.error_code();
                 (
-                    explicit_yes || preset.retries_response(status, code),
+                    explicit_yes
+                        || preset.retries_response(status, code)
+                        || self.has_extra_rule(status, code),
                     preset.is_throttling(status, code),
                 )
             }
@@ -697,6 +766,7 @@ impl fmt::Debug for LegacyRetryStrategy {
             .field("max_attempts", &self.max_attempts)
             .field("max_backoff", &self.max_backoff)
             .field("retry_after_ceiling", &self.retry_after_ceiling)
+            .field("extra_rules", &self.extra_rules)
             .finish_non_exhaustive()
     }
 }
@@ -734,6 +804,7 @@ pub struct LegacyRetryStrategyBuilder {
     max_attempts: Option<u32>,
     max_backoff: Option<Duration>,
     retry_after_ceiling: Option<Duration>,
+    extra_rules: Vec<(u16, Cow<'static, str>)>,
     random: Option<Arc<dyn RandomSource>>,
 }
 
@@ -755,6 +826,7 @@ impl LegacyRetryStrategyBuilder {
             max_attempts: None,
             max_backoff: None,
             retry_after_ceiling: None,
+            extra_rules: Vec::new(),
             random: None,
         }
     }
@@ -824,6 +896,55 @@ impl LegacyRetryStrategyBuilder {
         self
     }
 
+    /// Also retry error responses with this status and code, beyond the
+    /// preset's rules.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1)
+    ///     .retry_rule(409, "ConcurrentModification")
+    ///     .build()?;
+    /// let conflict = HttpErrorResponse::new(409).with_code("ConcurrentModification");
+    /// assert!(strategy.classify(&conflict).retryable);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub fn retry_rule(mut self, status: u16, code: impl Into<Cow<'static, str>>) -> Self {
+        self.extra_rules.push((status, code.into()));
+        self
+    }
+
+    /// Adds the extra rules botocore's `_retry.json` has for the service
+    /// with this endpoint prefix ([`botocore_service_retry_rules`]). For
+    /// DynamoDB, whose entry also changes attempts, delay and CRC32
+    /// checking, start from [`LegacyPreset::BotocoreDynamoDb`] instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let kinesis = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
+    ///     .botocore_service("kinesis")
+    ///     .max_attempts(3)
+    ///     .build()?;
+    /// let limited = HttpErrorResponse::new(400).with_code("LimitExceededException");
+    /// assert!(kinesis.classify(&limited).retryable);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub fn botocore_service(mut self, endpoint_prefix: &str) -> Self {
+        self.extra_rules.extend(
+            botocore_service_retry_rules(endpoint_prefix)
+                .iter()
+                .map(|&(status, code)| (status, Cow::Borrowed(code))),
+        );
+        self
+    }
+
     /// Where jitter comes from: [`SeededRandom`](crate::SeededRandom) for
     /// reproducible runs, a closure to inject exact draws.
     ///
@@ -870,6 +991,7 @@ impl LegacyRetryStrategyBuilder {
             retry_after_ceiling: self
                 .retry_after_ceiling
                 .unwrap_or(defaults.retry_after_ceiling),
+            extra_rules: self.extra_rules.into(),
             random: self.random.unwrap_or(defaults.random),
             ..defaults
         })
@@ -883,6 +1005,7 @@ impl fmt::Debug for LegacyRetryStrategyBuilder {
             .field("max_attempts", &self.max_attempts)
             .field("max_backoff", &self.max_backoff)
             .field("retry_after_ceiling", &self.retry_after_ceiling)
+            .field("extra_rules", &self.extra_rules)
             .field("random", &self.random.as_ref().map(|_| "<custom>"))
             .finish()
     }
