@@ -1,6 +1,7 @@
 //! [`ErrorInfo`]: who is at fault, and what the wire said.
 
 use crate::ErrorFault;
+use crate::classify::TransportFailure;
 
 /// Protocol-level facts about an error (Smithy's `ErrorInfo`, plus the HTTP
 /// status and the error code where they are known).
@@ -49,6 +50,26 @@ pub trait ErrorInfo {
     fn error_code(&self) -> Option<&str> {
         None
     }
+
+    /// Which transport failure this is, if the attempt got no (complete)
+    /// response: lets a strategy tell a refused connection from a broken
+    /// response stream, which some AWS SDKs retry differently (botocore's
+    /// legacy mode retries only connection errors). `None` (the default) for
+    /// error responses and for errors that do not say.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::TransportFailure;
+    /// use rebound_runtime::ErrorInfo;
+    ///
+    /// let failure = TransportFailure::ConnectionClosed;
+    /// assert_eq!(failure.transport_failure(), Some(TransportFailure::ConnectionClosed));
+    /// assert_eq!(std::io::Error::other("boom").transport_failure(), None);
+    /// ```
+    fn transport_failure(&self) -> Option<TransportFailure> {
+        None
+    }
 }
 
 macro_rules! forward_error_info {
@@ -65,6 +86,10 @@ macro_rules! forward_error_info {
             #[inline]
             fn error_code(&self) -> Option<&str> {
                 T::error_code(self)
+            }
+            #[inline]
+            fn transport_failure(&self) -> Option<TransportFailure> {
+                T::transport_failure(self)
             }
         }
     )+};

@@ -31,6 +31,7 @@
 //! |---|---|
 //! | [`RetryStrategy`] | the Smithy interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] when no further attempt may be made |
 //! | [`StandardRetryStrategy`] | the AWS standard retry mode, behaviour 2.0 (default) or 2.1 ([`RetryBehavior`]) |
+//! | [`LegacyRetryStrategy`] | the older SDKs' policies as presets: botocore legacy mode, AWS SDK for Java 1.x, AWS SDK for JavaScript 2.x ([`legacy`]) |
 //! | [`RetryQuota`] | the lock-free token bucket that stops retries while a service keeps failing |
 //! | [`Partitions`] | one quota (or other shared state) per endpoint or resource |
 //! | [`backoff`] | [`Backoff`] formulas, injectable [`RandomSource`]s, [`RetryAfterPolicy`] |
@@ -67,6 +68,7 @@ mod error_info;
 pub mod executor;
 mod fault;
 mod io;
+pub mod legacy;
 mod partition;
 mod quota;
 mod retry_info;
@@ -90,6 +92,9 @@ pub use executor::{
 #[cfg(feature = "tokio")]
 pub use executor::{TokioClock, TokioSleeper};
 pub use fault::ErrorFault;
+pub use legacy::{
+    LegacyConfigError, LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder,
+};
 pub use partition::Partitions;
 pub use quota::RetryQuota;
 pub use retry_info::RetryInfo;

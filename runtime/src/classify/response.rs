@@ -150,6 +150,11 @@ impl ErrorInfo for TransportFailure {
     fn fault(&self) -> ErrorFault {
         ErrorFault::Other
     }
+
+    #[inline]
+    fn transport_failure(&self) -> Option<TransportFailure> {
+        Some(*self)
+    }
 }
 
 /// A response whose body does not match the checksum the service sent
@@ -256,6 +261,9 @@ mod tests {
                 (failure.fault(), failure.http_status()),
                 (ErrorFault::Other, None)
             );
+            assert_eq!(failure.transport_failure(), Some(failure));
+            let boxed: Box<dyn ErrorInfo> = Box::new(failure);
+            assert_eq!(boxed.transport_failure(), Some(failure));
         }
     }
 }

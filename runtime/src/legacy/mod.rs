@@ -1,0 +1,1018 @@
+//! [`LegacyRetryStrategy`]: the retry behaviour of older AWS SDKs, as
+//! presets — botocore's legacy mode, the AWS SDK for Java 1.x default policy
+//! and the AWS SDK for JavaScript 2.x policy, each with its DynamoDB variant.
+//!
+//! | preset | attempts | delay before the retry after failed attempt `n` | cap | retry-after |
+//! |---|---|---|---|---|
+//! | [`botocore`](LegacyRetryStrategy::botocore) | 5 | `rand * 2^(n-1)` s | none | ignored |
+//! | [`botocore_dynamodb`](LegacyRetryStrategy::botocore_dynamodb) | 10 | `0.05 * 2^(n-1)` s, no jitter | none | ignored |
+//! | [`java_v1`](LegacyRetryStrategy::java_v1) | 4 (3 retries) | full jitter 100 ms; equal jitter 500 ms for throttling | 20 s | ignored |
+//! | [`java_v1_dynamodb`](LegacyRetryStrategy::java_v1_dynamodb) | 11 (10 retries) | full jitter 25 ms; equal jitter 500 ms for throttling | 20 s | ignored |
+//! | [`javascript_v2`](LegacyRetryStrategy::javascript_v2) | 4 (3 retries) | `rand * 2^(n-1) * 100 ms` | none | added |
+//! | [`javascript_v2_dynamodb`](LegacyRetryStrategy::javascript_v2_dynamodb) | 11 (10 retries) | `rand * 2^(n-1) * 50 ms` | none | added |
+//!
+//! What each preset retries is documented in its module: [`botocore`],
+//! [`java_v1`], [`javascript_v2`]. Extra `(status, code)` rules can be added
+//! to any preset ([`LegacyRetryStrategyBuilder::retry_rule`]);
+//! [`LegacyRetryStrategy::botocore_for_service`] adds those of a service's
+//! `_retry.json` entry (`s3`, `sqs`, `ec2`, ...).
+//!
+//! # How a failure is judged
+//!
+//! Legacy SDKs decide by what the wire said, not by the service model:
+//!
+//! 1. A failure without an HTTP status got no (complete) response. If it says
+//!    which [`TransportFailure`] it is
+//!    ([`ErrorInfo::transport_failure`](crate::ErrorInfo::transport_failure)),
+//!    the preset's rule for that kind applies (botocore retries connection
+//!    errors only; Java and JavaScript retry them all). Otherwise it is
+//!    retried if it says [`RetrySafety::Yes`]
+//!    (`std::io::Error`: refused, reset, aborted, timed out).
+//! 2. An error response is retried if the preset's status/code rules match,
+//!    or if the error declares itself [`RetrySafety::Yes`]:
+//!    a `@retryable` modeled error, or a [`ChecksumMismatch`] — which is how
+//!    a failed `x-amz-crc32` check ([`crc32_matches`]) reaches the strategy.
+//!    An explicit [`RetrySafety::No`] does not stop
+//!    the status rules: the legacy SDKs retry a 503 whatever its model says.
+//!
+//! Legacy modes have no retry quota and keep no state between requests: a
+//! retry is made while attempts are left and the failure is retryable.
+//! [`record_success`](RetryStrategy::record_success) does nothing.
+//!
+//! # botocore's exceptions
+//!
+//! Where botocore's legacy handler *raises* (a non-retryable transport
+//! exception, a checksum error on the last attempt, an unparsable CRC32
+//! header), rebound answers "no retry" and the executor returns the failure
+//! it was given: the same call outcome.
+//!
+//! [`ChecksumMismatch`]: crate::classify::ChecksumMismatch
+
+pub mod botocore;
+pub mod java_v1;
+pub mod javascript_v2;
+
+use core::time::Duration;
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+pub use botocore::{
+    BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
+    BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,
+    DYNAMODB_EXTRA_RETRY_RULES, InvalidCrc32Header, LIMIT_EXCEEDED_STATUS,
+    botocore_retries_response, botocore_retries_transport_failure, botocore_service_retry_rules,
+    crc32, crc32_matches,
+};
+pub use java_v1::{CLOCK_SKEW_ERROR_CODES, java_v1_is_throttling, java_v1_retries_response};
+pub use javascript_v2::{
+    EXPIRED_CREDENTIALS_ERROR_CODE, JAVASCRIPT_V2_THROTTLING_ERROR_CODES,
+    javascript_v2_is_throttling, javascript_v2_retries_response,
+};
+
+use crate::backoff::secs_to_duration;
+use crate::classify::{TransportFailure, Verdict, is_throttling_error_code};
+use crate::{
+    FailureInfo, RandomSource, RetrySafety, RetryStrategy, RetryToken, ThreadRandom,
+    TokenAcquisitionFailed,
+};
+
+/// The longest `Retry-After` hint the JavaScript presets add to a delay by
+/// default: 60 s. A longer hint ends the request
+/// ([`TokenAcquisitionFailed::RetryAfterTooLong`]).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{DEFAULT_RETRY_AFTER_CEILING, LegacyRetryStrategy};
+///
+/// assert_eq!(LegacyRetryStrategy::javascript_v2().retry_after_ceiling(), DEFAULT_RETRY_AFTER_CEILING);
+/// ```
+pub const DEFAULT_RETRY_AFTER_CEILING: Duration = Duration::from_secs(60);
+
+/// Which legacy SDK behaviour a [`LegacyRetryStrategy`] reproduces.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::LegacyPreset;
+///
+/// assert_eq!(LegacyPreset::Botocore.default_max_attempts(), 5);
+/// assert_eq!(LegacyPreset::JavaV1.default_max_attempts(), 4); // 3 retries
+/// assert!(LegacyPreset::BotocoreDynamoDb.checks_response_crc32());
+/// assert!(!LegacyPreset::JavaV1DynamoDb.checks_response_crc32());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LegacyPreset {
+    /// botocore's legacy mode, `_retry.json`'s `__default__` policies.
+    Botocore,
+    /// botocore's legacy mode for DynamoDB (`__default__` + `dynamodb`).
+    BotocoreDynamoDb,
+    /// The AWS SDK for Java 1.x default policy.
+    JavaV1,
+    /// The AWS SDK for Java 1.x DynamoDB policy.
+    JavaV1DynamoDb,
+    /// The AWS SDK for JavaScript 2.x policy.
+    JavaScriptV2,
+    /// The AWS SDK for JavaScript 2.x DynamoDB policy.
+    JavaScriptV2DynamoDb,
+}
+
+impl LegacyPreset {
+    /// Attempts per request when none are configured, the first included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert_eq!(LegacyPreset::BotocoreDynamoDb.default_max_attempts(), 10);
+    /// assert_eq!(LegacyPreset::JavaScriptV2DynamoDb.default_max_attempts(), 11);
+    /// ```
+    #[must_use]
+    pub const fn default_max_attempts(self) -> u32 {
+        match self {
+            Self::Botocore => BOTOCORE_MAX_ATTEMPTS,
+            Self::BotocoreDynamoDb => BOTOCORE_DYNAMODB_MAX_ATTEMPTS,
+            Self::JavaV1 => java_v1::JAVA_V1_MAX_ERROR_RETRY + 1,
+            Self::JavaV1DynamoDb => java_v1::JAVA_V1_DYNAMODB_MAX_ERROR_RETRY + 1,
+            Self::JavaScriptV2 => javascript_v2::JAVASCRIPT_V2_MAX_RETRIES + 1,
+            Self::JavaScriptV2DynamoDb => javascript_v2::JAVASCRIPT_V2_DYNAMODB_MAX_RETRIES + 1,
+        }
+    }
+
+    /// Whether the SDK verifies `x-amz-crc32` on responses: an integration
+    /// then calls [`crc32_matches`] and reports a mismatch as a
+    /// [`ChecksumMismatch`](crate::classify::ChecksumMismatch).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert!(LegacyPreset::JavaScriptV2DynamoDb.checks_response_crc32());
+    /// assert!(!LegacyPreset::Botocore.checks_response_crc32());
+    /// ```
+    #[must_use]
+    pub const fn checks_response_crc32(self) -> bool {
+        matches!(self, Self::BotocoreDynamoDb | Self::JavaScriptV2DynamoDb)
+    }
+
+    /// The preset's cap on a delay, if it has one (Java: 20 s).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert_eq!(LegacyPreset::JavaV1.default_max_backoff(), Some(Duration::from_secs(20)));
+    /// assert_eq!(LegacyPreset::Botocore.default_max_backoff(), None);
+    /// ```
+    #[must_use]
+    pub const fn default_max_backoff(self) -> Option<Duration> {
+        match self {
+            Self::JavaV1 | Self::JavaV1DynamoDb => Some(java_v1::JAVA_V1_MAX_BACKOFF),
+            _ => None,
+        }
+    }
+
+    /// Whether the preset adds a retry-after hint to its delay
+    /// (JavaScript 2.x).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert!(LegacyPreset::JavaScriptV2.uses_retry_after());
+    /// assert!(!LegacyPreset::JavaV1.uses_retry_after());
+    /// ```
+    #[must_use]
+    pub const fn uses_retry_after(self) -> bool {
+        matches!(self, Self::JavaScriptV2 | Self::JavaScriptV2DynamoDb)
+    }
+
+    /// Whether the preset retries an error response with this status and
+    /// code (the status/code rules only; see the [module docs](self)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert!(LegacyPreset::Botocore.retries_response(509, None));
+    /// assert!(!LegacyPreset::JavaV1.retries_response(509, None));
+    /// assert!(LegacyPreset::JavaScriptV2.retries_response(509, None));
+    /// ```
+    #[must_use]
+    pub fn retries_response(self, status: u16, code: Option<&str>) -> bool {
+        match self {
+            Self::Botocore => botocore_retries_response(status, code, false),
+            Self::BotocoreDynamoDb => botocore_retries_response(status, code, true),
+            Self::JavaV1 | Self::JavaV1DynamoDb => java_v1_retries_response(status, code),
+            Self::JavaScriptV2 | Self::JavaScriptV2DynamoDb => {
+                javascript_v2_retries_response(status, code)
+            }
+        }
+    }
+
+    /// Whether the preset retries this transport failure: botocore only its
+    /// connection errors, Java and JavaScript every one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::TransportFailure;
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert!(!LegacyPreset::Botocore.retries_transport_failure(TransportFailure::Http));
+    /// assert!(LegacyPreset::JavaV1.retries_transport_failure(TransportFailure::Http));
+    /// ```
+    #[must_use]
+    pub const fn retries_transport_failure(self, failure: TransportFailure) -> bool {
+        match self {
+            Self::Botocore | Self::BotocoreDynamoDb => botocore_retries_transport_failure(failure),
+            _ => true,
+        }
+    }
+
+    /// Whether the preset counts an error response as throttling (Java
+    /// backs off longer then; the others only report it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyPreset;
+    ///
+    /// assert!(LegacyPreset::JavaV1.is_throttling(400, Some("SlowDown")));
+    /// assert!(!LegacyPreset::JavaScriptV2.is_throttling(400, Some("SlowDown")));
+    /// assert!(LegacyPreset::Botocore.is_throttling(429, None));
+    /// ```
+    #[must_use]
+    pub fn is_throttling(self, status: u16, code: Option<&str>) -> bool {
+        match self {
+            Self::Botocore | Self::BotocoreDynamoDb => {
+                code.is_some_and(is_throttling_error_code)
+                    || status == crate::classify::THROTTLING_STATUS_CODE
+            }
+            Self::JavaV1 | Self::JavaV1DynamoDb => java_v1_is_throttling(status, code),
+            Self::JavaScriptV2 | Self::JavaScriptV2DynamoDb => {
+                javascript_v2_is_throttling(status, code)
+            }
+        }
+    }
+}
+
+/// A configuration a legacy strategy cannot run with.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::legacy::{LegacyConfigError, LegacyRetryStrategy};
+///
+/// let err = LegacyRetryStrategy::builder(rebound_runtime::legacy::LegacyPreset::JavaV1)
+///     .max_attempts(0)
+///     .build()
+///     .unwrap_err();
+/// assert_eq!(err, LegacyConfigError::MaxAttemptsZero);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LegacyConfigError {
+    /// `max_attempts` counts the first attempt, so it is at least 1.
+    #[error("max_attempts must be at least 1 (it counts the first attempt), got 0")]
+    MaxAttemptsZero,
+}
+
+/// A legacy AWS SDK retry policy (see the [module docs](self) for the
+/// presets and their rules).
+///
+/// Cloning is cheap: clones share the random source.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::classify::HttpErrorResponse;
+/// use rebound_runtime::legacy::LegacyRetryStrategy;
+/// use rebound_runtime::{RetryStrategy, TokenAcquisitionFailed};
+///
+/// let strategy = LegacyRetryStrategy::botocore_dynamodb();
+/// let mut token = strategy.acquire_initial_token()?;
+/// let throttled = HttpErrorResponse::new(400).with_code("ProvisionedThroughputExceededException");
+/// let mut delays = Vec::new();
+/// loop {
+///     match strategy.refresh_retry_token(token, &throttled) {
+///         Ok(next) => {
+///             delays.push(next.delay());
+///             token = next;
+///         }
+///         Err(why) => {
+///             assert_eq!(why, TokenAcquisitionFailed::AttemptsExhausted { attempts: 10, max_attempts: 10 });
+///             break;
+///         }
+///     }
+/// }
+/// assert_eq!(delays.len(), 9);
+/// assert_eq!(delays[0], Duration::from_millis(50));
+/// assert_eq!(delays[8], Duration::from_millis(12_800)); // 0.05 * 2^8 s
+/// # Ok::<(), TokenAcquisitionFailed>(())
+/// ```
+#[derive(Clone)]
+pub struct LegacyRetryStrategy {
+    preset: LegacyPreset,
+    max_attempts: u32,
+    max_backoff: Option<Duration>,
+    retry_after_ceiling: Duration,
+    extra_rules: Arc<[(u16, Cow<'static, str>)]>,
+    random: Arc<dyn RandomSource>,
+}
+
+impl LegacyRetryStrategy {
+    /// botocore's legacy mode: 5 attempts, `rand * 2^(n-1)` s.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let strategy = rebound_runtime::legacy::LegacyRetryStrategy::botocore();
+    /// assert_eq!(strategy.max_attempts(), 5);
+    /// ```
+    #[must_use]
+    pub fn botocore() -> Self {
+        Self::from_preset(LegacyPreset::Botocore)
+    }
+
+    /// botocore's legacy mode for DynamoDB: 10 attempts, `0.05 * 2^(n-1)` s,
+    /// CRC32-checked responses.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let strategy = rebound_runtime::legacy::LegacyRetryStrategy::botocore_dynamodb();
+    /// assert_eq!(strategy.max_attempts(), 10);
+    /// assert!(strategy.checks_response_crc32());
+    /// ```
+    #[must_use]
+    pub fn botocore_dynamodb() -> Self {
+        Self::from_preset(LegacyPreset::BotocoreDynamoDb)
+    }
+
+    /// The AWS SDK for Java 1.x default: 3 retries, full jitter 100 ms (equal
+    /// jitter 500 ms for throttling), cap 20 s.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let strategy = rebound_runtime::legacy::LegacyRetryStrategy::java_v1();
+    /// assert_eq!(strategy.max_attempts(), 4);
+    /// assert_eq!(strategy.max_backoff(), Some(std::time::Duration::from_secs(20)));
+    /// ```
+    #[must_use]
+    pub fn java_v1() -> Self {
+        Self::from_preset(LegacyPreset::JavaV1)
+    }
+
+    /// The AWS SDK for Java 1.x DynamoDB default: 10 retries, full jitter
+    /// 25 ms (equal jitter 500 ms for throttling), cap 20 s.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let strategy = rebound_runtime::legacy::LegacyRetryStrategy::java_v1_dynamodb();
+    /// assert_eq!(strategy.max_attempts(), 11);
+    /// ```
+    #[must_use]
+    pub fn java_v1_dynamodb() -> Self {
+        Self::from_preset(LegacyPreset::JavaV1DynamoDb)
+    }
+
+    /// The AWS SDK for JavaScript 2.x: 3 retries, `rand * 2^k * 100 ms`
+    /// plus any retry-after hint.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let strategy = rebound_runtime::legacy::LegacyRetryStrategy::javascript_v2();
+    /// assert_eq!(strategy.max_attempts(), 4);
+    /// ```
+    #[must_use]
+    pub fn javascript_v2() -> Self {
+        Self::from_preset(LegacyPreset::JavaScriptV2)
+    }
+
+    /// The AWS SDK for JavaScript 2.x DynamoDB client: 10 retries,
+    /// `rand * 2^k * 50 ms` plus any retry-after hint, CRC32-checked
+    /// responses.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let strategy = rebound_runtime::legacy::LegacyRetryStrategy::javascript_v2_dynamodb();
+    /// assert_eq!(strategy.max_attempts(), 11);
+    /// assert!(strategy.checks_response_crc32());
+    /// ```
+    #[must_use]
+    pub fn javascript_v2_dynamodb() -> Self {
+        Self::from_preset(LegacyPreset::JavaScriptV2DynamoDb)
+    }
+
+    /// botocore's legacy policy for the service with this endpoint prefix,
+    /// as botocore builds it: `_retry.json`'s `__default__` merged with the
+    /// service's entry — the DynamoDB preset for `dynamodb`, else the generic
+    /// preset plus the service's [extra rules](BOTOCORE_SERVICE_RETRY_RULES).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let bad_digest = HttpErrorResponse::new(400).with_code("BadDigest");
+    /// assert!(LegacyRetryStrategy::botocore_for_service("s3").classify(&bad_digest).retryable);
+    /// assert!(!LegacyRetryStrategy::botocore().classify(&bad_digest).retryable);
+    /// let dynamodb = LegacyRetryStrategy::botocore_for_service("dynamodb");
+    /// assert_eq!(dynamodb.preset(), LegacyPreset::BotocoreDynamoDb);
+    /// ```
+    #[must_use]
+    pub fn botocore_for_service(endpoint_prefix: &str) -> Self {
+        let preset = if endpoint_prefix.eq_ignore_ascii_case("dynamodb") {
+            LegacyPreset::BotocoreDynamoDb
+        } else {
+            LegacyPreset::Botocore
+        };
+        let mut strategy = Self::from_preset(preset);
+        if preset == LegacyPreset::Botocore {
+            strategy.extra_rules = botocore_service_retry_rules(endpoint_prefix)
+                .iter()
+                .map(|&(status, code)| (status, Cow::Borrowed(code)))
+                .collect();
+        }
+        strategy
+    }
+
+    /// A builder starting from `preset`'s defaults.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
+    ///     .max_attempts(3)
+    ///     .random(|| 0.5)
+    ///     .build()?;
+    /// assert_eq!(strategy.max_attempts(), 3);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub fn builder(preset: LegacyPreset) -> LegacyRetryStrategyBuilder {
+        LegacyRetryStrategyBuilder::new(preset)
+    }
+
+    fn from_preset(preset: LegacyPreset) -> Self {
+        Self {
+            preset,
+            max_attempts: preset.default_max_attempts(),
+            max_backoff: preset.default_max_backoff(),
+            retry_after_ceiling: DEFAULT_RETRY_AFTER_CEILING,
+            extra_rules: Arc::new([]),
+            random: Arc::new(ThreadRandom),
+        }
+    }
+
+    /// The preset this strategy follows.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// assert_eq!(LegacyRetryStrategy::java_v1().preset(), LegacyPreset::JavaV1);
+    /// ```
+    #[must_use]
+    pub fn preset(&self) -> LegacyPreset {
+        self.preset
+    }
+
+    /// Attempts per request, the first one included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// assert_eq!(LegacyRetryStrategy::javascript_v2().max_attempts(), 4);
+    /// ```
+    #[must_use]
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// The cap on every delay, if any.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// assert_eq!(LegacyRetryStrategy::botocore().max_backoff(), None);
+    /// ```
+    #[must_use]
+    pub fn max_backoff(&self) -> Option<Duration> {
+        self.max_backoff
+    }
+
+    /// The longest retry-after hint honoured (JavaScript presets).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// assert_eq!(LegacyRetryStrategy::javascript_v2().retry_after_ceiling(), Duration::from_secs(60));
+    /// ```
+    #[must_use]
+    pub fn retry_after_ceiling(&self) -> Duration {
+        self.retry_after_ceiling
+    }
+
+    /// The `(status, code)` pairs retried beyond the preset's rules
+    /// ([`LegacyRetryStrategyBuilder::retry_rule`],
+    /// [`LegacyRetryStrategyBuilder::botocore_service`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// let sqs = LegacyRetryStrategy::botocore_for_service("sqs");
+    /// assert_eq!(sqs.extra_retry_rules().collect::<Vec<_>>(), [(403, "RequestThrottled")]);
+    /// ```
+    pub fn extra_retry_rules(&self) -> impl Iterator<Item = (u16, &str)> {
+        self.extra_rules
+            .iter()
+            .map(|(status, code)| (*status, &**code))
+    }
+
+    fn has_extra_rule(&self, status: u16, code: Option<&str>) -> bool {
+        code.is_some_and(|code| {
+            self.extra_rules
+                .iter()
+                .any(|(s, c)| *s == status && c == code)
+        })
+    }
+
+    /// Whether responses must be checked against `x-amz-crc32`
+    /// ([`LegacyPreset::checks_response_crc32`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// assert!(!LegacyRetryStrategy::botocore().checks_response_crc32());
+    /// ```
+    #[must_use]
+    pub fn checks_response_crc32(&self) -> bool {
+        self.preset.checks_response_crc32()
+    }
+
+    /// Judges one failure as the preset does (see the [module docs](self)),
+    /// whatever the attempts left.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::{ChecksumMismatch, HttpErrorResponse, TransportFailure};
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// let botocore = LegacyRetryStrategy::botocore();
+    /// assert!(botocore.classify(&HttpErrorResponse::new(509)).retryable);
+    /// assert!(!botocore.classify(&TransportFailure::ResponseStreaming).retryable);
+    /// assert!(botocore.classify(&ChecksumMismatch { status: 200 }).retryable);
+    /// let throttled = HttpErrorResponse::new(400).with_code("Throttling");
+    /// assert!(LegacyRetryStrategy::java_v1().classify(&throttled).throttling);
+    /// ```
+    #[must_use]
+    pub fn classify(&self, failure: &dyn FailureInfo) -> Verdict {
+        let preset = self.preset;
+        let explicit_yes = failure.retry_safety() == RetrySafety::Yes;
+        let (retryable, throttling) = match failure.http_status() {
+            None => {
+                let retryable = match failure.transport_failure() {
+                    Some(kind) => preset.retries_transport_failure(kind),
+                    None => explicit_yes,
+                };
+                (retryable, false)
+            }
+            Some(status) => {
+                let code = failure.error_code();
+                (
+                    explicit_yes
+                        || preset.retries_response(status, code)
+                        || self.has_extra_rule(status, code),
+                    preset.is_throttling(status, code),
+                )
+            }
+        };
+        let throttling = throttling || failure.is_throttle();
+        Verdict {
+            retryable,
+            throttling,
+            timeout: failure.is_timeout(),
+        }
+    }
+
+    /// The preset's backoff before the retry that follows failed attempt
+    /// `failed_attempt` (1-based), in seconds, capped at
+    /// [`max_backoff`](Self::max_backoff) but before any retry-after hint.
+    /// Draws from the random source as the preset does (botocore DynamoDB:
+    /// never; the others: once). `None` when the uncapped delay is not a
+    /// finite number (botocore from attempt 1025, where it raises
+    /// `OverflowError`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let botocore = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
+    ///     .random(|| 0.5)
+    ///     .build()?;
+    /// assert_eq!(botocore.backoff_secs(4, false), Some(4.0)); // 0.5 * 2^3
+    /// assert_eq!(LegacyRetryStrategy::botocore_dynamodb().backoff_secs(1025, false), None);
+    ///
+    /// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.5).build()?;
+    /// assert_eq!(java.backoff_secs(1, false), Some(0.05)); // floor(0.5 * 100) ms
+    /// assert_eq!(java.backoff_secs(1, true), Some(0.375)); // 250 + floor(0.5 * 251) ms
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    #[must_use]
+    pub fn backoff_secs(&self, failed_attempt: u32, throttling: bool) -> Option<f64> {
+        let retries = failed_attempt.saturating_sub(1);
+        let random = &*self.random;
+        let secs = match self.preset {
+            LegacyPreset::Botocore => {
+                botocore::delay_exponential_secs(None, failed_attempt, random)
+            }
+            LegacyPreset::BotocoreDynamoDb => botocore::delay_exponential_secs(
+                Some(BOTOCORE_DYNAMODB_BASE_SECS),
+                failed_attempt,
+                random,
+            ),
+            LegacyPreset::JavaV1 | LegacyPreset::JavaV1DynamoDb => {
+                let base = if self.preset == LegacyPreset::JavaV1 {
+                    java_v1::JAVA_V1_BASE_DELAY
+                } else {
+                    java_v1::JAVA_V1_DYNAMODB_BASE_DELAY
+                };
+                let cap = self.max_backoff.unwrap_or(Duration::MAX);
+                Some(java_v1::delay(retries, throttling, base, cap, random).as_secs_f64())
+            }
+            LegacyPreset::JavaScriptV2 | LegacyPreset::JavaScriptV2DynamoDb => {
+                let base = if self.preset == LegacyPreset::JavaScriptV2 {
+                    javascript_v2::JAVASCRIPT_V2_BASE_DELAY
+                } else {
+                    javascript_v2::JAVASCRIPT_V2_DYNAMODB_BASE_DELAY
+                };
+                Some(javascript_v2::delay_secs(retries, base, random)).filter(|s| s.is_finite())
+            }
+        };
+        match (secs, self.max_backoff) {
+            (Some(secs), Some(cap)) => Some(secs.min(cap.as_secs_f64())),
+            (None, Some(cap)) => Some(cap.as_secs_f64()),
+            (secs, None) => secs,
+        }
+    }
+
+    /// The delay before the retry that follows failed attempt
+    /// `failed_attempt`: [`backoff_secs`](Self::backoff_secs), plus the hint
+    /// for the JavaScript presets. Saturates at [`Duration::MAX`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 0.5).build()?;
+    /// let hint = Some(Duration::from_secs(2));
+    /// assert_eq!(js.retry_delay(2, false, hint), Duration::from_millis(2100)); // 0.5 * 2 * 100 ms + 2 s
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    #[must_use]
+    pub fn retry_delay(
+        &self,
+        failed_attempt: u32,
+        throttling: bool,
+        retry_after: Option<Duration>,
+    ) -> Duration {
+        let backoff = self
+            .backoff_secs(failed_attempt, throttling)
+            .unwrap_or(f64::INFINITY);
+        let hint = retry_after
+            .filter(|_| self.preset.uses_retry_after())
+            .map_or(0.0, |hint| hint.as_secs_f64());
+        secs_to_duration(backoff + hint)
+    }
+}
+
+impl RetryStrategy for LegacyRetryStrategy {
+    /// Always succeeds: legacy modes have no quota.
+    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
+        Ok(RetryToken::initial())
+    }
+
+    fn refresh_retry_token(
+        &self,
+        token: RetryToken,
+        failure: &dyn FailureInfo,
+    ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        let attempts = token.attempt();
+        let verdict = self.classify(failure);
+        if !verdict.retryable {
+            return Err(TokenAcquisitionFailed::NotRetryable { attempts });
+        }
+        if attempts >= self.max_attempts {
+            return Err(TokenAcquisitionFailed::AttemptsExhausted {
+                attempts,
+                max_attempts: self.max_attempts,
+            });
+        }
+        let retry_after = failure
+            .retry_after()
+            .filter(|_| self.preset.uses_retry_after());
+        if let Some(requested) = retry_after.filter(|hint| *hint > self.retry_after_ceiling) {
+            return Err(TokenAcquisitionFailed::RetryAfterTooLong {
+                attempts,
+                requested,
+                ceiling: self.retry_after_ceiling,
+            });
+        }
+        let delay = self.retry_delay(attempts, verdict.throttling, retry_after);
+        Ok(token.next(delay, None))
+    }
+
+    /// Nothing to give back: legacy modes have no quota.
+    fn record_success(&self, _token: RetryToken) {}
+}
+
+impl fmt::Debug for LegacyRetryStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LegacyRetryStrategy")
+            .field("preset", &self.preset)
+            .field("max_attempts", &self.max_attempts)
+            .field("max_backoff", &self.max_backoff)
+            .field("retry_after_ceiling", &self.retry_after_ceiling)
+            .field("extra_rules", &self.extra_rules)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`LegacyRetryStrategy`] from a [`LegacyPreset`].
+///
+/// # Default
+///
+/// | setting | default |
+/// |---|---|
+/// | [`max_attempts`](Self::max_attempts) | [`LegacyPreset::default_max_attempts`] |
+/// | [`max_backoff`](Self::max_backoff) | [`LegacyPreset::default_max_backoff`] (Java 20 s, else none) |
+/// | [`retry_after_ceiling`](Self::retry_after_ceiling) | [`DEFAULT_RETRY_AFTER_CEILING`] (60 s) |
+/// | [`random`](Self::random) | [`ThreadRandom`] |
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::SeededRandom;
+/// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+///
+/// let strategy = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
+///     .max_attempts(8)
+///     .max_backoff(Duration::from_secs(30))
+///     .random(SeededRandom::new(7))
+///     .build()?;
+/// assert_eq!(strategy.max_attempts(), 8);
+/// assert_eq!(strategy.backoff_secs(40, false).map(|s| s <= 30.0), Some(true));
+/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// ```
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct LegacyRetryStrategyBuilder {
+    preset: LegacyPreset,
+    max_attempts: Option<u32>,
+    max_backoff: Option<Duration>,
+    retry_after_ceiling: Option<Duration>,
+    extra_rules: Vec<(u16, Cow<'static, str>)>,
+    random: Option<Arc<dyn RandomSource>>,
+}
+
+impl LegacyRetryStrategyBuilder {
+    /// A builder with every setting at `preset`'s [default](Self#default).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategyBuilder};
+    ///
+    /// let strategy = LegacyRetryStrategyBuilder::new(LegacyPreset::JavaV1).build()?;
+    /// assert_eq!(strategy.max_attempts(), 4);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub fn new(preset: LegacyPreset) -> Self {
+        Self {
+            preset,
+            max_attempts: None,
+            max_backoff: None,
+            retry_after_ceiling: None,
+            extra_rules: Vec::new(),
+            random: None,
+        }
+    }
+
+    /// Attempts per request, the first included (botocore's
+    /// `total_max_attempts`; an SDK's "max retries" `n` is `n + 1` attempts).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// // The Java SDK's `maxErrorRetry = 5`:
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).max_attempts(5 + 1).build()?;
+    /// assert_eq!(strategy.max_attempts(), 6);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub const fn max_attempts(mut self, max_attempts: u32) -> Self {
+        self.max_attempts = Some(max_attempts);
+        self
+    }
+
+    /// A cap on every backoff delay (replaces Java's 20 s; the other presets
+    /// have none).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
+    ///     .max_backoff(Duration::from_secs(2))
+    ///     .random(|| 0.9)
+    ///     .build()?;
+    /// assert_eq!(strategy.backoff_secs(5, false), Some(2.0)); // 0.9 * 16 s, capped
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub const fn max_backoff(mut self, cap: Duration) -> Self {
+        self.max_backoff = Some(cap);
+        self
+    }
+
+    /// The longest retry-after hint the JavaScript presets add to a delay; a
+    /// longer one ends the request with
+    /// [`TokenAcquisitionFailed::RetryAfterTooLong`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    /// use rebound_runtime::{RetryStrategy, TokenAcquisitionFailed};
+    ///
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2)
+    ///     .retry_after_ceiling(Duration::from_secs(5))
+    ///     .build()?;
+    /// let busy = HttpErrorResponse::new(503).with_retry_after(Some(Duration::from_secs(30)));
+    /// let token = strategy.acquire_initial_token().unwrap();
+    /// let why = strategy.refresh_retry_token(token, &busy).unwrap_err();
+    /// assert!(matches!(why, TokenAcquisitionFailed::RetryAfterTooLong { .. }));
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub const fn retry_after_ceiling(mut self, ceiling: Duration) -> Self {
+        self.retry_after_ceiling = Some(ceiling);
+        self
+    }
+
+    /// Also retry error responses with this status and code, beyond the
+    /// preset's rules.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1)
+    ///     .retry_rule(409, "ConcurrentModification")
+    ///     .build()?;
+    /// let conflict = HttpErrorResponse::new(409).with_code("ConcurrentModification");
+    /// assert!(strategy.classify(&conflict).retryable);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub fn retry_rule(mut self, status: u16, code: impl Into<Cow<'static, str>>) -> Self {
+        self.extra_rules.push((status, code.into()));
+        self
+    }
+
+    /// Adds the extra rules botocore's `_retry.json` has for the service
+    /// with this endpoint prefix ([`botocore_service_retry_rules`]). For
+    /// DynamoDB, whose entry also changes attempts, delay and CRC32
+    /// checking, start from [`LegacyPreset::BotocoreDynamoDb`] instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let kinesis = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
+    ///     .botocore_service("kinesis")
+    ///     .max_attempts(3)
+    ///     .build()?;
+    /// let limited = HttpErrorResponse::new(400).with_code("LimitExceededException");
+    /// assert!(kinesis.classify(&limited).retryable);
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub fn botocore_service(mut self, endpoint_prefix: &str) -> Self {
+        self.extra_rules.extend(
+            botocore_service_retry_rules(endpoint_prefix)
+                .iter()
+                .map(|&(status, code)| (status, Cow::Borrowed(code))),
+        );
+        self
+    }
+
+    /// Where jitter comes from: [`SeededRandom`](crate::SeededRandom) for
+    /// reproducible runs, a closure to inject exact draws.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::SeededRandom;
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let a = LegacyRetryStrategy::builder(LegacyPreset::Botocore).random(SeededRandom::new(1)).build()?;
+    /// let b = LegacyRetryStrategy::builder(LegacyPreset::Botocore).random(SeededRandom::new(1)).build()?;
+    /// assert_eq!(a.backoff_secs(3, false), b.backoff_secs(3, false));
+    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// ```
+    pub fn random(mut self, random: impl RandomSource + 'static) -> Self {
+        self.random = Some(Arc::new(random));
+        self
+    }
+
+    /// The strategy.
+    ///
+    /// # Errors
+    ///
+    /// [`LegacyConfigError`] naming the setting that cannot work.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::{LegacyConfigError, LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// assert!(LegacyRetryStrategy::builder(LegacyPreset::Botocore).build().is_ok());
+    /// let zero = LegacyRetryStrategy::builder(LegacyPreset::Botocore).max_attempts(0).build();
+    /// assert_eq!(zero.unwrap_err(), LegacyConfigError::MaxAttemptsZero);
+    /// ```
+    pub fn build(self) -> Result<LegacyRetryStrategy, LegacyConfigError> {
+        let defaults = LegacyRetryStrategy::from_preset(self.preset);
+        let max_attempts = self.max_attempts.unwrap_or(defaults.max_attempts);
+        if max_attempts == 0 {
+            return Err(LegacyConfigError::MaxAttemptsZero);
+        }
+        Ok(LegacyRetryStrategy {
+            max_attempts,
+            max_backoff: self.max_backoff.or(defaults.max_backoff),
+            retry_after_ceiling: self
+                .retry_after_ceiling
+                .unwrap_or(defaults.retry_after_ceiling),
+            extra_rules: self.extra_rules.into(),
+            random: self.random.unwrap_or(defaults.random),
+            ..defaults
+        })
+    }
+}
+
+impl fmt::Debug for LegacyRetryStrategyBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LegacyRetryStrategyBuilder")
+            .field("preset", &self.preset)
+            .field("max_attempts", &self.max_attempts)
+            .field("max_backoff", &self.max_backoff)
+            .field("retry_after_ceiling", &self.retry_after_ceiling)
+            .field("extra_rules", &self.extra_rules)
+            .field("random", &self.random.as_ref().map(|_| "<custom>"))
+            .finish()
+    }
+}
+
+/// One draw, clamped into `[0, 1]` (NaN is 0), as the standard backoffs do.
+fn draw(random: &dyn RandomSource) -> f64 {
+    let r = random.unit();
+    if r.is_nan() { 0.0 } else { r.clamp(0.0, 1.0) }
+}
