@@ -203,6 +203,19 @@ fn expand(input: &Input<'_>) -> TokenStream {
             },
         ),
     ];
+    // Only a wrapped error can be a transport failure; without one, the
+    // trait's default (`None`) is already the answer.
+    let transport_failure = answers
+        .iter()
+        .any(|(_, answer)| matches!(answer, Answer::Transparent(_)))
+        .then(|| {
+            method(
+                quote!(::core::option::Option<#krate::classify::TransportFailure>),
+                "transport_failure",
+                &error_info,
+                &|_, _| quote!(::core::option::Option::None),
+            )
+        });
 
     let ident = input.ident;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
@@ -217,6 +230,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #error_info for #ident #ty_generics #error_where {
             #(#error_info_methods)*
+            #transport_failure
         }
     }
 }
