@@ -109,6 +109,7 @@
 //! ```
 
 mod behavior;
+mod build;
 mod env;
 mod error;
 mod files;
@@ -119,6 +120,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use behavior::RetryBehavior;
+pub use build::{BuildStrategyError, ConfiguredRetryStrategy};
 pub use env::{Env, ProcessEnv};
 pub use error::{ConfigError, ConfigSource, Problem, Setting};
 pub use files::{FileSource, OsFiles};
@@ -454,11 +456,14 @@ impl RetryConfig {
 ///
 /// # Building a strategy
 ///
-/// This is the seam to the strategies: a `build()` added once they land turns
-/// it into the matching one — [`RetryMode::Standard`] into the standard
+/// [`build`](Self::build) turns it into the matching strategy
+/// ([`ConfiguredRetryStrategy`]): [`RetryMode::Standard`] into the standard
 /// strategy with `behavior` and `max_attempts`, [`RetryMode::Adaptive`] into
 /// the adaptive strategy likewise, [`RetryMode::Legacy`] into a legacy preset
 /// (with `max_attempts` overriding the preset's count when set).
+/// [`standard_builder`](Self::standard_builder) and
+/// [`legacy_builder`](Self::legacy_builder) start from the same settings and
+/// let you choose the rest.
 ///
 /// # Examples
 ///
