@@ -160,7 +160,6 @@ impl ResolvedRetryConfig {
     /// assert_eq!(strategy.max_attempts(), 2); // configured beats DynamoDB's default
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[must_use]
     pub fn standard_builder(&self) -> StandardRetryStrategyBuilder {
         let builder = StandardRetryStrategy::builder().behavior(self.behavior);
         match self.max_attempts {
@@ -184,7 +183,6 @@ impl ResolvedRetryConfig {
     /// assert_eq!(java.max_attempts(), 4); // 3 retries
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[must_use]
     pub fn legacy_builder(&self, preset: LegacyPreset) -> LegacyRetryStrategyBuilder {
         let builder = LegacyRetryStrategy::builder(preset);
         match self.max_attempts {
