@@ -142,7 +142,7 @@ pub use outcome::{GiveUpReason, WaitError};
 pub use poll::PollStatus;
 
 use crate::Backoff;
-use crate::backoff::draw;
+use crate::backoff::{draw, secs_to_duration};
 use crate::executor::Clock;
 
 /// Polls an asynchronous operation until it is ready: the waiter. Build it
@@ -297,9 +297,11 @@ impl<Sl, C> Waiter<Sl, C> {
         if !settings.jitter {
             return exponential;
         }
-        let spread = exponential - settings.min_delay;
-        let r = draw(&*settings.random);
-        (settings.min_delay + spread.mul_f64(r)).min(exponential)
+        // In f64 seconds like the backoffs, saturating: near `Duration::MAX`
+        // a `Duration::mul_f64` could overflow and panic.
+        let spread = (exponential - settings.min_delay).as_secs_f64();
+        let jitter = secs_to_duration(draw(&*settings.random) * spread);
+        settings.min_delay.saturating_add(jitter).min(exponential)
     }
 
     /// What to do after a poll found `status`.
