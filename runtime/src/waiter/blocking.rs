@@ -35,7 +35,7 @@ impl<Sl: Sleeper, C: Clock> Waiter<Sl, C> {
     /// let err = waiter.wait(|_poll| PollStatus::<(), &str>::NotReady).unwrap_err();
     /// assert!(matches!(err, WaitError::GaveUp { polls: 3, reason: GiveUpReason::MaxPolls { .. }, .. }));
     /// // 1 s, then halfway between 1 s and 2 s; no sleep after the last poll.
-    /// assert_eq!(slept.into_inner(), [Duration::from_secs(1), Duration::from_millis(1500)]);
+    /// assert_eq!(*slept.borrow(), [Duration::from_secs(1), Duration::from_millis(1500)]);
     ///
     /// let err = waiter.wait(|_poll| PollStatus::<(), _>::Failed("stack rolled back")).unwrap_err();
     /// assert_eq!(err.polls(), 1);

@@ -36,7 +36,7 @@
 //!
 //! where `r` is one draw from `[0, 1)` of the waiter's
 //! [`RandomSource`](crate::RandomSource) and `elapsed` is the time since the
-//! first poll started, read from the waiter's [`Clock`](crate::Clock).
+//! first poll started, read from the waiter's [`Clock`].
 //!
 //! * Without jitter, this is the AWS polling example: `2^retries * 100 ms`
 //!   is `min_delay` = 100 ms, `retries` = `n - 1`, capped at `max_delay`.
@@ -66,14 +66,13 @@
 //!
 //! Sleeping and the time are injectable as in the [`executor`](crate::executor)
 //! module, with the same [`Sleeper`](crate::Sleeper),
-//! [`AsyncSleeper`](crate::AsyncSleeper) and [`Clock`](crate::Clock): a
+//! [`AsyncSleeper`](crate::AsyncSleeper) and [`Clock`]: a
 //! [`ManualClock`](crate::ManualClock) as clock and sleeper runs a waiter in
 //! virtual time.
 //!
 //! # Examples
 //!
 //! ```
-//! use std::cell::Cell;
 //! use std::time::Duration;
 //! use rebound_runtime::ManualClock;
 //! use rebound_runtime::waiter::{PollStatus, Waiter};
@@ -88,12 +87,14 @@
 //!     .build()?;
 //!
 //! // The job is done on the fourth poll; the third was throttled.
-//! let job = |poll: u32| match poll {
-//!     1 | 2 => PollStatus::NotReady,
-//!     3 => PollStatus::Throttled,
-//!     _ => PollStatus::Ready("done"),
+//! let job = |poll: u32| -> PollStatus<&str, std::io::Error> {
+//!     match poll {
+//!         1 | 2 => PollStatus::NotReady,
+//!         3 => PollStatus::Throttled,
+//!         _ => PollStatus::Ready("done"),
+//!     }
 //! };
-//! assert_eq!(waiter.wait(job), Ok::<_, rebound_runtime::waiter::WaitError<()>>("done"));
+//! assert_eq!(waiter.wait(job)?, "done");
 //! // Slept 100 ms, 200 ms, 400 ms.
 //! assert_eq!(clock.elapsed(), Duration::from_millis(700));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
