@@ -218,7 +218,7 @@ fn one_allowed_poll_never_sleeps() {
     assert_eq!(sleeps.slept(), []);
     assert_eq!(
         err.to_string(),
-        "gave up after 1 poll in 0ns: all 1 allowed polls were made"
+        "gave up after 1 poll in 0ns: the one allowed poll was made"
     );
 }
 

@@ -130,7 +130,7 @@ fn gave_up_names_the_polls_the_time_and_the_limit() {
     };
     assert_eq!(
         err.to_string(),
-        "gave up after 1 poll in 20ms: all 1 allowed polls were made"
+        "gave up after 1 poll in 20ms: the one allowed poll was made"
     );
 }
 

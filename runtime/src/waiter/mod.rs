@@ -151,6 +151,14 @@ use crate::executor::Clock;
 /// [`wait_async`](Self::wait_async) for each operation; see the
 /// [module](self) for the delays and the limits.
 ///
+/// # Default
+///
+/// Polls with delays from 2 s up to 120 s, jittered, for at most 300 s,
+/// without a limit on the number of polls, sleeping with
+/// [`ThreadSleeper`](crate::ThreadSleeper) and reading
+/// [`SystemClock`](crate::SystemClock); every setting is on
+/// [`WaiterBuilder`] (see [its defaults](WaiterBuilder#default)).
+///
 /// # Examples
 ///
 /// ```

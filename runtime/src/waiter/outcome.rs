@@ -15,6 +15,8 @@ use std::fmt;
 ///
 /// let reason = GiveUpReason::MaxPolls { max_polls: 5 };
 /// assert_eq!(reason.to_string(), "all 5 allowed polls were made");
+/// let reason = GiveUpReason::MaxPolls { max_polls: 1 };
+/// assert_eq!(reason.to_string(), "the one allowed poll was made");
 ///
 /// let reason = GiveUpReason::Budget { budget: Duration::from_secs(30) };
 /// assert_eq!(reason.to_string(), "the 30s budget ran out");
@@ -23,7 +25,7 @@ use std::fmt;
 #[non_exhaustive]
 pub enum GiveUpReason {
     /// The last allowed poll was made and found the operation pending.
-    #[error("all {max_polls} allowed polls were made")]
+    #[error("{}", AllowedPolls(*.max_polls))]
     MaxPolls {
         /// The [maximum number of polls](super::WaiterBuilder::max_polls).
         max_polls: u32,
@@ -256,5 +258,17 @@ impl fmt::Display for PollCount {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let noun = if self.0 == 1 { "poll" } else { "polls" };
         write!(f, "{} {noun}", self.0)
+    }
+}
+
+/// "all 5 allowed polls were made", "the one allowed poll was made".
+struct AllowedPolls(u32);
+
+impl fmt::Display for AllowedPolls {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            1 => f.write_str("the one allowed poll was made"),
+            n => write!(f, "all {n} allowed polls were made"),
+        }
     }
 }
