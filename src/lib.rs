@@ -5,7 +5,7 @@
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `derive` | yes | `#[derive(RetryInfo)]` (from `rebound-macros`) |
-//! | `tokio` | no | `TokioSleeper` and `TokioClock` for the async executor ([`Retry::run_async`]) |
+//! | `tokio` | no | `TokioSleeper` and `TokioClock` for the async executor ([`Retry::run_async`]) and waiter ([`Waiter::wait_async`]) |
 //!
 //! # The vocabulary
 //!

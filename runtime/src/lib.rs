@@ -37,6 +37,7 @@
 //! | [`backoff`] | [`Backoff`] formulas, injectable [`RandomSource`]s, [`RetryAfterPolicy`] |
 //! | [`classify`] | the AWS rules: throttling and transient codes and statuses, unmodeled 429 |
 //! | [`executor`] | [`Retry`]: run an operation with a strategy, blocking or async, with a total-time budget |
+//! | [`waiter`] | [`Waiter`]: poll an asynchronous operation until it is ready, with jittered growing delays, a poll limit and a budget |
 //!
 //! ```
 //! use rebound_runtime::classify::HttpErrorResponse;
@@ -75,6 +76,7 @@ mod retry_info;
 mod safety;
 pub mod standard;
 mod strategy;
+pub mod waiter;
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -104,3 +106,4 @@ pub use standard::{
     StandardRetryStrategyBuilder,
 };
 pub use strategy::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};
+pub use waiter::{GiveUpReason, PollStatus, WaitError, Waiter, WaiterBuilder, WaiterConfigError};

@@ -136,7 +136,7 @@ fn exponential_secs(base: Duration, cap: Duration, attempt: u32) -> f64 {
 
 /// One draw, clamped into `[0, 1]` so that a faulty source cannot produce a
 /// negative or infinite delay.
-fn draw(random: &dyn RandomSource) -> f64 {
+pub(crate) fn draw(random: &dyn RandomSource) -> f64 {
     let r = random.unit();
     if r.is_nan() { 0.0 } else { r.clamp(0.0, 1.0) }
 }
