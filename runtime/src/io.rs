@@ -105,7 +105,11 @@ mod tests {
             ErrorKind::ConnectionAborted,
         ];
         for kind in retryable {
-            assert_eq!(Error::from(kind).retry_safety(), RetrySafety::Yes, "{kind:?}");
+            assert_eq!(
+                Error::from(kind).retry_safety(),
+                RetrySafety::Yes,
+                "{kind:?}"
+            );
             assert_eq!(Error::from(kind).is_timeout(), kind == ErrorKind::TimedOut);
         }
         for kind in [

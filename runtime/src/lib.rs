@@ -24,6 +24,13 @@
 //! assert!(err.is_timeout());
 //! assert_eq!(err.fault(), ErrorFault::Other);
 //! ```
+//!
+//! # Adaptive mode
+//!
+//! [`rate_limiter`] holds the client-side rate limiter of AWS adaptive retry
+//! mode ([`ClientRateLimiter`]): disabled until the first throttle, then
+//! CUBIC-controlled, blocking or failing fast ([`AcquireMode`]) when short of
+//! send tokens, one per throttling scope ([`RateLimiterPartitions`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -33,11 +40,14 @@ mod io;
 mod retry_info;
 mod safety;
 
+pub mod rate_limiter;
+
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
 pub use error_info::ErrorInfo;
 pub use fault::ErrorFault;
+pub use rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited, RateLimiterPartitions};
 pub use retry_info::RetryInfo;
 pub use safety::RetrySafety;
