@@ -124,11 +124,13 @@ impl ClientRateLimiter {
     /// The lock is not held while sleeping. The wait is recomputed after each
     /// sleep, so a rate change in the meantime is taken into account (the
     /// reference wakes sleepers on a rate change; here a sleeper finishes its
-    /// sleep first).
+    /// sleep first). After sleeping `wait`, the time used is at least `wait`
+    /// (and at least one `f64` step) later than before, whatever `clock`
+    /// says, so a coarse or virtual clock cannot make it wait forever.
     ///
     /// ```
     /// use rebound_runtime::rate_limiter::ClientRateLimiter;
-    /// use std::time::{Instant, Duration};
+    /// use std::time::Instant;
     ///
     /// let start = Instant::now();
     /// let limiter = ClientRateLimiter::new(0.0);
@@ -141,10 +143,14 @@ impl ClientRateLimiter {
         mut clock: impl FnMut() -> f64,
         mut sleep: impl FnMut(&RateLimited),
     ) -> Result<(), RateLimited> {
+        let mut now = clock();
         loop {
-            match self.try_acquire(clock()) {
+            match self.try_acquire(now) {
                 Ok(()) => return Ok(()),
-                Err(limited) if self.mode == AcquireMode::Block => sleep(&limited),
+                Err(limited) if self.mode == AcquireMode::Block => {
+                    sleep(&limited);
+                    now = clock().max(time_after_sleep(now, limited.wait_secs()));
+                }
                 Err(limited) => return Err(limited),
             }
         }
@@ -170,6 +176,17 @@ impl ClientRateLimiter {
     fn lock(&self) -> MutexGuard<'_, RateLimiterState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// The earliest time it can be after sleeping `wait` seconds from `before`:
+/// at least `wait` later, and at least one representable `f64` later even when
+/// `before + wait` rounds back to `before` (a wait shorter than half the clock's
+/// resolution). Trusting this rather than only the caller's clock guarantees
+/// progress with a coarse or frozen clock — otherwise the same wait would be
+/// asked for forever — and is exactly the virtual clock the reference vectors
+/// were recorded on.
+fn time_after_sleep(before: f64, wait: f64) -> f64 {
+    (before + wait).max(before.next_up())
 }
 
 impl Clone for ClientRateLimiter {
@@ -217,6 +234,24 @@ mod tests {
         }
         // At the minimum rate of 0.5 tokens/s, five tokens from empty take 10 s.
         assert!((now - 10.0).abs() < 1e-9, "{now}");
+    }
+
+    #[test]
+    fn blocking_terminates_with_a_frozen_clock() {
+        let limiter = ClientRateLimiter::new(1e9);
+        limiter.on_response(1e9, true);
+        let mut sleeps = 0;
+        for _ in 0..3 {
+            limiter.acquire(|| 1e9, |_| sleeps += 1).unwrap();
+        }
+        assert!(sleeps >= 3, "{sleeps}");
+    }
+
+    #[test]
+    fn time_after_sleep_always_advances() {
+        assert_eq!(time_after_sleep(1.0, 0.5), 1.5);
+        let t = 1014.7970055063598_f64;
+        assert_eq!(time_after_sleep(t, 5.262457136723242e-14), t.next_up());
     }
 
     #[test]

@@ -107,12 +107,13 @@ impl SendTokenBucket {
     /// Takes one send token at `now`, or returns how many seconds to wait
     /// before one is available.
     ///
-    /// To block, sleep the returned wait and call again with the later time:
-    /// the wait is recomputed each time, as the reference's condition-variable
+    /// To block, sleep the returned wait and call again with a later time: the
+    /// wait is recomputed each time, as the reference's condition-variable
     /// loop does (float rounding can leave a sliver short of a token, then a
-    /// second, tiny wait follows). If the wait is too small to move the clock
-    /// at all (`now + wait == now`), the token is granted rather than asking
-    /// the caller to wait forever.
+    /// second, tiny wait follows). The later time must be later as an `f64`:
+    /// when `now + wait` rounds back to `now`, move on to `now.next_up()`
+    /// ([`ClientRateLimiter::acquire`](super::ClientRateLimiter::acquire)
+    /// does this), otherwise the same wait comes back.
     pub fn try_acquire(&mut self, now: f64) -> Result<(), f64> {
         self.refill(now);
         if SEND_COST <= self.current_capacity {
@@ -120,14 +121,13 @@ impl SendTokenBucket {
             return Ok(());
         }
         let wait = (SEND_COST - self.current_capacity) / self.fill_rate;
-        // `!(wait > 0)` also grants on a NaN wait rather than stalling.
-        #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        let no_progress = !(wait > 0.0) || now + wait <= now;
-        if no_progress {
-            self.current_capacity -= SEND_COST;
-            return Ok(());
+        if wait > 0.0 {
+            return Err(wait);
         }
-        Err(wait)
+        // Only reachable if the division underflows to 0: the reference takes
+        // the token then too, rather than waiting for nothing.
+        self.current_capacity -= SEND_COST;
+        Ok(())
     }
 }
 
@@ -166,10 +166,12 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_below_clock_resolution_is_granted() {
-        let now = 1e17; // one ulp here is 16 s
-        let mut bucket = SendTokenBucket::new(1.0, now);
-        bucket.refill(now);
-        assert_eq!(bucket.try_acquire(now), Ok(()));
+    fn waits_are_recomputed_after_each_sleep() {
+        let mut bucket = SendTokenBucket::new(2.0, 0.0);
+        bucket.refill(0.25);
+        assert_eq!(bucket.try_acquire(0.25), Err(0.25));
+        assert_eq!(bucket.try_acquire(0.375), Err(0.125));
+        assert_eq!(bucket.try_acquire(0.5), Ok(()));
+        assert_eq!(bucket.capacity(), 0.0);
     }
 }
