@@ -28,11 +28,19 @@ pub enum AcquireMode {
 #[error("client-side rate limit: no send token available for another {:?}", self.wait())]
 pub struct RateLimited {
     wait_secs: f64,
+    /// The (finite) time the wait was computed at, so a blocking loop knows
+    /// where to count the wait from even if the caller's clock read NaN.
+    at: f64,
 }
 
 impl RateLimited {
-    pub(crate) fn new(wait_secs: f64) -> Self {
-        Self { wait_secs }
+    pub(crate) fn new(wait_secs: f64, at: f64) -> Self {
+        Self { wait_secs, at }
+    }
+
+    /// The time the wait counts from (seconds on the limiter's clock).
+    pub(crate) fn at(&self) -> f64 {
+        self.at
     }
 
     /// How long until a send token is available, at the current fill rate.
@@ -53,8 +61,11 @@ mod tests {
 
     #[test]
     fn wait_converts_without_panicking() {
-        assert_eq!(RateLimited::new(1.5).wait(), Duration::from_millis(1500));
-        assert_eq!(RateLimited::new(f64::INFINITY).wait(), Duration::MAX);
-        assert!(RateLimited::new(0.25).to_string().contains("250ms"));
+        assert_eq!(
+            RateLimited::new(1.5, 0.0).wait(),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(RateLimited::new(f64::INFINITY, 0.0).wait(), Duration::MAX);
+        assert!(RateLimited::new(0.25, 0.0).to_string().contains("250ms"));
     }
 }

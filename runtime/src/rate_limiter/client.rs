@@ -149,7 +149,14 @@ impl ClientRateLimiter {
                 Ok(()) => return Ok(()),
                 Err(limited) if self.mode == AcquireMode::Block => {
                     sleep(&limited);
-                    now = clock().max(time_after_sleep(now, limited.wait_secs()));
+                    let earliest = time_after_sleep(limited.at(), limited.wait_secs());
+                    let reading = clock();
+                    // A NaN or infinite reading says nothing: use the earliest.
+                    now = if reading.is_finite() {
+                        reading.max(earliest)
+                    } else {
+                        earliest
+                    };
                 }
                 Err(limited) => return Err(limited),
             }
@@ -245,6 +252,9 @@ mod tests {
             limiter.acquire(|| 1e9, |_| sleeps += 1).unwrap();
         }
         assert!(sleeps >= 3, "{sleeps}");
+        // A clock reading NaN or infinity counts from the limiter's last time.
+        limiter.acquire(|| f64::NAN, |_| sleeps += 1).unwrap();
+        limiter.acquire(|| f64::INFINITY, |_| sleeps += 1).unwrap();
     }
 
     #[test]

@@ -58,7 +58,7 @@ impl SendRateMeter {
     /// resumes as soon as the clock moves forward again instead of waiting for
     /// it to catch up.
     pub fn record(&mut self, now: f64) -> f64 {
-        let bucket = (now * TIME_BUCKET_SCALE).floor() / TIME_BUCKET_SCALE;
+        let bucket = bucket_start(now);
         self.count = self.count.saturating_add(1);
         if bucket > self.last_bucket {
             // u64 -> f64 is exact below 2^53 responses per bucket.
@@ -90,6 +90,20 @@ impl SendRateMeter {
     }
 }
 
+/// `floor(2t) / 2`, the start of the half-second bucket holding `t`.
+///
+/// For `|t|` so large that `2t` overflows, `t` is a whole number already and
+/// is its own bucket start (this keeps the bucket finite; below that the
+/// result is the reference's bit for bit, since scaling by 2 is exact).
+fn bucket_start(t: f64) -> f64 {
+    let scaled = t * TIME_BUCKET_SCALE;
+    if scaled.is_finite() {
+        scaled.floor() / TIME_BUCKET_SCALE
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +130,10 @@ mod tests {
         let mut meter = SendRateMeter::new(0.0);
         for t in [f64::MAX, f64::MAX, -f64::MAX, 0.0, f64::MAX] {
             assert!(meter.record(t).is_finite());
+            assert!(meter.last_bucket().is_finite());
         }
+        assert_eq!(bucket_start(f64::MAX), f64::MAX);
+        assert_eq!(bucket_start(-0.75), -1.0);
+        assert_eq!(bucket_start(1001.980222), 1001.5);
     }
 }

@@ -91,7 +91,9 @@ impl RateLimiterState {
             return Ok(());
         }
         let now = self.sanitize(now);
-        self.bucket.try_acquire(now).map_err(RateLimited::new)
+        self.bucket
+            .try_acquire(now)
+            .map_err(|wait| RateLimited::new(wait, now))
     }
 
     /// Records a response received at `now`; `is_throttle` is the throttling

@@ -110,23 +110,28 @@ impl SendTokenBucket {
     /// To block, sleep the returned wait and call again with a later time: the
     /// wait is recomputed each time, as the reference's condition-variable
     /// loop does (float rounding can leave a sliver short of a token, then a
-    /// second, tiny wait follows). The later time must be later as an `f64`:
-    /// when `now + wait` rounds back to `now`, move on to `now.next_up()`
-    /// ([`ClientRateLimiter::acquire`](super::ClientRateLimiter::acquire)
-    /// does this), otherwise the same wait comes back.
+    /// second, tiny wait follows).
+    ///
+    /// The send is granted without a full token in two corner cases where
+    /// waiting could never help: when the clock has not moved since the bucket
+    /// last looked and the wait is too short for it to show
+    /// (`now + wait == now`, e.g. a rounding sliver of 5e-14 s on a clock at
+    /// 1000 s, whose resolution is 1.1e-13 s: a caller that slept it reads
+    /// the same time again), and at `f64::MAX`, after which no time can pass.
+    /// The capacity then stays at 0 rather than going into debt.
     pub fn try_acquire(&mut self, now: f64) -> Result<(), f64> {
+        let clock_moved = now > self.last_timestamp;
         self.refill(now);
         if SEND_COST <= self.current_capacity {
             self.current_capacity -= SEND_COST;
             return Ok(());
         }
         let wait = (SEND_COST - self.current_capacity) / self.fill_rate;
-        if wait > 0.0 {
+        let unobservable = !clock_moved && now + wait <= now;
+        if wait > 0.0 && now < f64::MAX && !unobservable {
             return Err(wait);
         }
-        // Only reachable if the division underflows to 0: the reference takes
-        // the token then too, rather than waiting for nothing.
-        self.current_capacity -= SEND_COST;
+        self.current_capacity = (self.current_capacity - SEND_COST).max(0.0);
         Ok(())
     }
 }
@@ -163,6 +168,26 @@ mod tests {
         bucket.set_max_rate(f64::NAN, 10.0);
         assert_eq!(bucket.fill_rate(), MIN_FILL_RATE);
         assert_eq!(bucket.max_capacity(), MIN_CAPACITY);
+    }
+
+    #[test]
+    fn a_wait_below_clock_resolution_is_granted() {
+        // A rounding sliver short of a token, at a time whose resolution
+        // (1.1e-13 s) cannot show the 1e-15 s wait.
+        let mut bucket = SendTokenBucket {
+            fill_rate: 1.0,
+            max_capacity: 1.0,
+            current_capacity: 1.0 - 1e-15,
+            last_timestamp: 1000.0,
+        };
+        assert_eq!(bucket.try_acquire(1000.0), Ok(()));
+        assert_eq!(bucket.capacity(), 0.0);
+    }
+
+    #[test]
+    fn the_end_of_time_grants() {
+        let mut bucket = SendTokenBucket::new(1.0, f64::MAX);
+        assert_eq!(bucket.try_acquire(f64::MAX), Ok(()));
     }
 
     #[test]
