@@ -15,9 +15,10 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// keeps one per key.
 ///
 /// Driving it: call [`acquire`](Self::acquire) (or
-/// [`try_acquire`](Self::try_acquire)) before every send attempt, first or
-/// retry, and [`on_response`](Self::on_response) after every response with
-/// the throttling verdict. Times are `f64` seconds on one clock of your choice
+/// [`try_acquire`](Self::try_acquire)) before every send attempt — first
+/// or retry, one token each once enabled, as in botocore (aws-smithy-runtime
+/// charges retries more) — and [`on_response`](Self::on_response) after
+/// every response with the throttling verdict. Times are `f64` seconds on one clock of your choice
 /// (see [`RateLimiterState`]).
 ///
 /// # Why a mutex
@@ -165,6 +166,10 @@ impl ClientRateLimiter {
 
     /// Records a response received at `now` with its throttling verdict (see
     /// [`RateLimiterState::on_response`]). A throttle enables the limiter.
+    ///
+    /// Call it for every attempt's outcome, transport errors included (with
+    /// `is_throttle = false`): botocore's hook runs for them too, so they
+    /// count towards the measured rate and the CUBIC recovery.
     pub fn on_response(&self, now: f64, is_throttle: bool) {
         let mut state = self.lock();
         state.on_response(now, is_throttle);
