@@ -56,10 +56,14 @@ impl SendRateMeter {
     /// A `now` in an earlier bucket than the last one (a clock that stepped
     /// backwards) moves the current bucket back to it, so that measuring
     /// resumes as soon as the clock moves forward again instead of waiting for
-    /// it to catch up.
+    /// it to catch up. A NaN or infinite `now` counts the response but moves
+    /// no bucket.
     pub fn record(&mut self, now: f64) -> f64 {
         let bucket = bucket_start(now);
         self.count = self.count.saturating_add(1);
+        if !bucket.is_finite() {
+            return self.measured_rate;
+        }
         if bucket > self.last_bucket {
             // u64 -> f64 is exact below 2^53 responses per bucket.
             #[allow(clippy::cast_precision_loss)]
@@ -130,6 +134,10 @@ mod tests {
         let mut meter = SendRateMeter::new(0.0);
         for t in [f64::MAX, f64::MAX, -f64::MAX, 0.0, f64::MAX] {
             assert!(meter.record(t).is_finite());
+            assert!(meter.last_bucket().is_finite());
+        }
+        for t in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            meter.record(t);
             assert!(meter.last_bucket().is_finite());
         }
         assert_eq!(bucket_start(f64::MAX), f64::MAX);

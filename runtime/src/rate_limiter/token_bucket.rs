@@ -96,8 +96,12 @@ impl SendTokenBucket {
     /// bucket then counts from the earlier `now`, so one bad clock reading far
     /// in the future cannot stall refilling until the clock catches up. The
     /// price is that a step back and forth can credit the same interval twice,
-    /// which the capacity bound limits to one bucketful.
+    /// which the capacity bound limits to one bucketful. A NaN or infinite
+    /// `now` is ignored.
     pub fn refill(&mut self, now: f64) {
+        if !now.is_finite() {
+            return;
+        }
         let elapsed = (now - self.last_timestamp).max(0.0);
         let earned = elapsed * self.fill_rate;
         self.current_capacity = self.max_capacity.min(self.current_capacity + earned);
@@ -157,6 +161,17 @@ mod tests {
         bucket.refill(-5.0);
         assert_eq!(bucket.capacity(), 4.0);
         assert_eq!(bucket.last_timestamp(), -5.0);
+    }
+
+    #[test]
+    fn non_finite_times_are_ignored() {
+        let mut bucket = SendTokenBucket::new(1.0, 0.0);
+        for t in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            bucket.refill(t);
+        }
+        assert_eq!(bucket.last_timestamp(), 0.0);
+        bucket.refill(0.5);
+        assert_eq!(bucket.capacity(), 0.5);
     }
 
     #[test]
