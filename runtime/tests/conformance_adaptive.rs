@@ -11,36 +11,9 @@ mod common;
 
 use std::cell::Cell;
 
+use common::vectors::{array, assert_close, field, flag, num};
 use rebound_runtime::rate_limiter::{ClientRateLimiter, RateLimiterSnapshot};
 use serde_json::Value;
-
-const REL_TOL: f64 = 1e-9;
-
-fn field<'a>(v: &'a Value, key: &str) -> &'a Value {
-    v.get(key)
-        .unwrap_or_else(|| panic!("missing field {key:?} in {v}"))
-}
-
-fn num(v: &Value, key: &str) -> f64 {
-    field(v, key)
-        .as_f64()
-        .unwrap_or_else(|| panic!("field {key:?} is not a number in {v}"))
-}
-
-fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    field(v, key)
-        .as_array()
-        .unwrap_or_else(|| panic!("field {key:?} is not an array"))
-}
-
-#[track_caller]
-fn assert_close(actual: f64, expected: f64, what: &str) {
-    let scale = actual.abs().max(expected.abs());
-    assert!(
-        actual == expected || (actual - expected).abs() <= REL_TOL * scale,
-        "{what}: got {actual:?}, reference {expected:?}"
-    );
-}
 
 /// The state fields the vectors record; each is compared.
 const STATE_FIELDS: [&str; 11] = [
@@ -113,8 +86,7 @@ fn reference_verdict(doc: &Value, status: Option<u64>, code: Option<&str>) -> bo
             .iter()
             .find(|m| field(m, "code").as_str() == Some(code))
         {
-            return field(modeled, "retryable").as_bool() == Some(true)
-                && field(modeled, "throttling").as_bool() == Some(true);
+            return flag(modeled, "retryable") && flag(modeled, "throttling");
         }
     }
     status.is_some_and(|status| {
@@ -177,7 +149,7 @@ fn adaptive_sequences() {
                     counts.sends += 1;
                 }
                 Some("response") => {
-                    let throttle = field(event, "throttle").as_bool().expect("bool");
+                    let throttle = flag(event, "throttle");
                     let verdict = reference_verdict(
                         &doc,
                         field(event, "status").as_u64(),

@@ -7,38 +7,11 @@
 
 mod common;
 
+use common::vectors::{array, assert_close, field, flag, num};
 use rebound_runtime::rate_limiter::{
     CubicCalculator, MAX_RATE_ADJUST_SCALE, RateLimiterState, cubic, send_rate, token_bucket,
 };
 use serde_json::Value;
-
-const REL_TOL: f64 = 1e-9;
-
-fn field<'a>(v: &'a Value, key: &str) -> &'a Value {
-    v.get(key)
-        .unwrap_or_else(|| panic!("missing field {key:?} in {v}"))
-}
-
-fn num(v: &Value, key: &str) -> f64 {
-    field(v, key)
-        .as_f64()
-        .unwrap_or_else(|| panic!("field {key:?} is not a number in {v}"))
-}
-
-fn rows<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    field(v, key)
-        .as_array()
-        .unwrap_or_else(|| panic!("field {key:?} is not an array"))
-}
-
-#[track_caller]
-fn assert_close(actual: f64, expected: f64, what: &str) {
-    let scale = actual.abs().max(expected.abs());
-    assert!(
-        actual == expected || (actual - expected).abs() <= REL_TOL * scale,
-        "{what}: got {actual:?}, reference {expected:?}"
-    );
-}
 
 fn tables() -> Value {
     field(&common::load_conformance("cubic.json"), "rust_tables").clone()
@@ -77,9 +50,9 @@ fn calculated_rate_with_successes() {
         num(setup, "last_max_rate"),
         num(setup, "time_of_last_throttle"),
     );
-    let agrees = field(table, "botocore_agrees").as_bool() == Some(true);
+    let agrees = flag(table, "botocore_agrees");
     let mut checked = 0;
-    for row in rows(table, "rows") {
+    for row in array(table, "rows") {
         let t = num(row, "t");
         let rate = cubic.success_received(t);
         assert_close(
@@ -117,7 +90,7 @@ fn keyed(what: &str, key: &str) -> Option<f64> {
 fn should_match_beta_decrease() {
     let table = tables();
     let mut checked = 0;
-    for row in rows(field(&table, "should_match_beta_decrease"), "rows") {
+    for row in array(field(&table, "should_match_beta_decrease"), "rows") {
         let what = field(row, "what").as_str().expect("what is a string");
         let got = if let Some(rate) = call_arg(what, "cubic_throttle") {
             CubicCalculator::new(0.0, 0.0).error_received(rate, 0.0)
@@ -147,12 +120,9 @@ fn calculated_rate_with_throttles_botocore_semantics() {
     );
     let mut rate = num(setup, "calculated_rate_initial");
     let mut checked = 0;
-    for row in rows(table, "rows") {
+    for row in array(table, "rows") {
         let t = num(row, "t");
-        rate = if field(row, "throttled")
-            .as_bool()
-            .expect("throttled is a bool")
-        {
+        rate = if flag(row, "throttled") {
             cubic.error_received(rate, t)
         } else {
             cubic.success_received(t)
@@ -171,7 +141,7 @@ fn calculated_rate_with_throttles_botocore_semantics() {
 fn client_sending_rates() {
     let table = tables();
     let table = field(&table, "test_client_sending_rates");
-    let agrees = field(table, "botocore_agrees").as_bool() == Some(true);
+    let agrees = flag(table, "botocore_agrees");
     // Setup: "fresh limiter, measured_rate=0, last_tx_rate_bucket=0, w_max=0,
     // last_fail=0, not enabled".
     let mut limiter = RateLimiterState::new(0.0);
@@ -187,9 +157,9 @@ fn client_sending_rates() {
         (0.0, 0.0, 0.0, 0.0)
     );
     let mut checked = 0;
-    for row in rows(table, "rows") {
+    for row in array(table, "rows") {
         let t = num(row, "t");
-        limiter.on_response(t, field(row, "throttled").as_bool().expect("bool"));
+        limiter.on_response(t, flag(row, "throttled"));
         let s = limiter.snapshot();
         let at = format!("t={t}");
         assert_close(s.measured_rate, num(row, "botocore_measured_rate"), &at);
@@ -207,12 +177,12 @@ fn client_sending_rates() {
 #[test]
 fn cubic_calculator_sequences() {
     let doc = common::load_conformance("cubic.json");
-    let sequences = rows(&doc, "cubic_calculator_sequences");
+    let sequences = array(&doc, "cubic_calculator_sequences");
     let (mut ops_checked, mut sequences_checked) = (0, 0);
     for seq in sequences {
         let seed = field(seq, "seed");
         let mut cubic = CubicCalculator::new(num(seq, "starting_max_rate"), num(seq, "start_time"));
-        for (i, op) in rows(seq, "ops").iter().enumerate() {
+        for (i, op) in array(seq, "ops").iter().enumerate() {
             let t = num(op, "t");
             let at = format!("seed {seed} op {i}");
             let result = match field(op, "op").as_str() {
