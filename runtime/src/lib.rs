@@ -37,6 +37,7 @@
 //! | [`backoff`] | [`Backoff`] formulas, injectable [`RandomSource`]s, [`RetryAfterPolicy`] |
 //! | [`classify`] | the AWS rules: throttling and transient codes and statuses, unmodeled 429 |
 //! | [`executor`] | [`Retry`]: run an operation with a strategy, blocking or async, with a total-time budget |
+//! | [`rate_limiter`] | adaptive mode's client-side rate limiter ([`ClientRateLimiter`]): disabled until the first throttle, then CUBIC-controlled, blocking or failing fast ([`AcquireMode`]), one per throttling scope ([`RateLimiterPartitions`]) |
 //! | [`waiter`] | [`Waiter`]: poll an asynchronous operation until it is ready, with jittered growing delays, a poll limit and a budget |
 //!
 //! ```
@@ -72,6 +73,7 @@ mod io;
 pub mod legacy;
 mod partition;
 mod quota;
+pub mod rate_limiter;
 mod retry_info;
 mod safety;
 pub mod standard;
@@ -99,6 +101,7 @@ pub use legacy::{
 };
 pub use partition::Partitions;
 pub use quota::RetryQuota;
+pub use rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited, RateLimiterPartitions};
 pub use retry_info::RetryInfo;
 pub use safety::RetrySafety;
 pub use standard::{

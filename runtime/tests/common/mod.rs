@@ -7,6 +7,8 @@
 
 use std::path::PathBuf;
 
+pub mod vectors;
+
 /// The directory holding the conformance vectors.
 pub fn conformance_dir() -> PathBuf {
     match std::env::var_os("REBOUND_CONFORMANCE_DIR") {

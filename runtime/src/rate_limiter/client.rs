@@ -1,0 +1,280 @@
+//! The shareable, thread-safe adaptive rate limiter.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use super::acquire::{AcquireMode, RateLimited};
+use super::state::{RateLimiterSnapshot, RateLimiterState};
+
+/// The client-side rate limiter of AWS adaptive retry mode, shareable across
+/// threads (wrap it in an `Arc`) and strategies.
+///
+/// Use one limiter per throttling scope — the AWS docs' example is DynamoDB,
+/// which throttles per region and table — so throttles on one resource do not
+/// slow down another; [`RateLimiterPartitions`](super::RateLimiterPartitions)
+/// keeps one per key.
+///
+/// Driving it: call [`acquire`](Self::acquire) (or
+/// [`try_acquire`](Self::try_acquire)) before every send attempt — first
+/// or retry, one token each once enabled, as in botocore (aws-smithy-runtime
+/// charges retries more) — and [`on_response`](Self::on_response) after
+/// every response with the throttling verdict. Times are `f64` seconds on one clock of your choice
+/// (see [`RateLimiterState`]).
+///
+/// # Why a mutex
+///
+/// One response updates about ten numbers that must stay consistent (the
+/// bucket is refilled at the old rate before the new rate is set), so the
+/// state sits behind a [`Mutex`]; critical sections are a few float
+/// operations and never sleep. Until the first throttle the limiter is
+/// disabled and a send reads one atomic flag and takes no lock, so adaptive
+/// mode costs nothing while the service is not throttling. The benchmark
+/// `benches/rate_limiter.rs` measures both paths.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rebound_runtime::rate_limiter::{AcquireMode, ClientRateLimiter};
+///
+/// let limiter = Arc::new(ClientRateLimiter::new(0.0).with_acquire_mode(AcquireMode::FailFast));
+/// assert!(limiter.try_acquire(0.0).is_ok()); // disabled until the first throttle
+/// limiter.on_response(0.1, true);
+/// limiter.on_response(0.2, true);
+/// assert!(limiter.is_enabled());
+/// let mut clock = 0.2;
+/// // Short of tokens: fail fast, saying how long blocking would have taken.
+/// let err = limiter.acquire(|| clock, |_| unreachable!("fail-fast never sleeps")).unwrap_err();
+/// assert!(err.wait() > std::time::Duration::ZERO);
+/// clock += err.wait_secs();
+/// assert!(limiter.try_acquire(clock).is_ok());
+/// ```
+#[derive(Debug)]
+pub struct ClientRateLimiter {
+    /// Mirrors `state.is_enabled()`; set once, under the lock, never cleared.
+    enabled: AtomicBool,
+    mode: AcquireMode,
+    state: Mutex<RateLimiterState>,
+}
+
+impl ClientRateLimiter {
+    /// A disabled limiter created at `now` (botocore's initial state), which
+    /// blocks when short of tokens.
+    pub fn new(now: f64) -> Self {
+        Self::from_state(RateLimiterState::new(now))
+    }
+
+    /// Wraps an existing state (e.g. one replayed in a simulation).
+    pub fn from_state(state: RateLimiterState) -> Self {
+        Self {
+            enabled: AtomicBool::new(state.is_enabled()),
+            mode: AcquireMode::default(),
+            state: Mutex::new(state),
+        }
+    }
+
+    /// Sets what [`acquire`](Self::acquire) does when short of tokens.
+    #[must_use]
+    pub fn with_acquire_mode(mut self, mode: AcquireMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// What [`acquire`](Self::acquire) does when short of tokens.
+    pub fn acquire_mode(&self) -> AcquireMode {
+        self.mode
+    }
+
+    /// Whether a throttle has been seen, so that sends now cost a token.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::Acquire)
+    }
+
+    /// One attempt to take a send token at `now`, whatever the mode: `Ok` if
+    /// taken (or the limiter is disabled), else [`RateLimited`] with the wait
+    /// until one is available. Never sleeps.
+    ///
+    /// This is the building block for asynchronous callers:
+    ///
+    /// ```
+    /// # use rebound_runtime::rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited};
+    /// # async fn sleep(_: std::time::Duration) {}
+    /// # fn now() -> f64 { 0.0 }
+    /// async fn before_send(limiter: &ClientRateLimiter) -> Result<(), RateLimited> {
+    ///     loop {
+    ///         match limiter.try_acquire(now()) {
+    ///             Ok(()) => return Ok(()),
+    ///             Err(limited) if limiter.acquire_mode() == AcquireMode::Block => {
+    ///                 sleep(limited.wait()).await
+    ///             }
+    ///             Err(limited) => return Err(limited),
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    pub fn try_acquire(&self, now: f64) -> Result<(), RateLimited> {
+        if !self.is_enabled() {
+            return Ok(());
+        }
+        self.lock().try_acquire(now)
+    }
+
+    /// Takes a send token, honouring the [`AcquireMode`]: blocking sleeps each
+    /// wait the limiter asks for (through `sleep`, reading the time again from
+    /// `clock` after it) until a token is taken; fail-fast returns the first
+    /// [`RateLimited`].
+    ///
+    /// The lock is not held while sleeping. The wait is recomputed after each
+    /// sleep, so a rate change in the meantime is taken into account (the
+    /// reference wakes sleepers on a rate change; here a sleeper finishes its
+    /// sleep first). After sleeping `wait`, the time used is at least `wait`
+    /// (and at least one `f64` step) later than before, whatever `clock`
+    /// says, so a coarse or virtual clock cannot make it wait forever.
+    ///
+    /// ```
+    /// use rebound_runtime::rate_limiter::ClientRateLimiter;
+    /// use std::time::Instant;
+    ///
+    /// let start = Instant::now();
+    /// let limiter = ClientRateLimiter::new(0.0);
+    /// limiter
+    ///     .acquire(|| start.elapsed().as_secs_f64(), |limited| std::thread::sleep(limited.wait()))
+    ///     .unwrap();
+    /// ```
+    pub fn acquire(
+        &self,
+        mut clock: impl FnMut() -> f64,
+        mut sleep: impl FnMut(&RateLimited),
+    ) -> Result<(), RateLimited> {
+        let mut now = clock();
+        loop {
+            match self.try_acquire(now) {
+                Ok(()) => return Ok(()),
+                Err(limited) if self.mode == AcquireMode::Block => {
+                    sleep(&limited);
+                    let earliest = time_after_sleep(limited.at(), limited.wait_secs());
+                    let reading = clock();
+                    // A NaN or infinite reading says nothing: use the earliest.
+                    now = if reading.is_finite() {
+                        reading.max(earliest)
+                    } else {
+                        earliest
+                    };
+                }
+                Err(limited) => return Err(limited),
+            }
+        }
+    }
+
+    /// Records a response received at `now` with its throttling verdict (see
+    /// [`RateLimiterState::on_response`]). A throttle enables the limiter.
+    ///
+    /// Call it for every attempt's outcome, transport errors included (with
+    /// `is_throttle = false`): botocore's hook runs for them too, so they
+    /// count towards the measured rate and the CUBIC recovery.
+    pub fn on_response(&self, now: f64, is_throttle: bool) {
+        let mut state = self.lock();
+        state.on_response(now, is_throttle);
+        if is_throttle {
+            self.enabled.store(true, Ordering::Release);
+        }
+    }
+
+    /// A consistent copy of every field of the state.
+    pub fn snapshot(&self) -> RateLimiterSnapshot {
+        self.lock().snapshot()
+    }
+
+    /// The state, even if another thread panicked while holding the lock: no
+    /// state update can panic half-way, so the data is always consistent.
+    fn lock(&self) -> MutexGuard<'_, RateLimiterState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The earliest time it can be after sleeping `wait` seconds from `before`:
+/// at least `wait` later, and at least one representable `f64` later even when
+/// `before + wait` rounds back to `before` (a wait shorter than half the clock's
+/// resolution). Trusting this rather than only the caller's clock guarantees
+/// progress with a coarse or frozen clock — otherwise the same wait would be
+/// asked for forever — and is exactly the virtual clock the reference vectors
+/// were recorded on.
+fn time_after_sleep(before: f64, wait: f64) -> f64 {
+    (before + wait).max(before.next_up())
+}
+
+impl Clone for ClientRateLimiter {
+    /// An independent limiter starting from a copy of this one's state (not a
+    /// shared handle: share with `Arc`).
+    fn clone(&self) -> Self {
+        Self::from_state(*self.lock()).with_acquire_mode(self.mode)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<ClientRateLimiter>();
+    }
+
+    #[test]
+    fn fail_fast_never_sleeps() {
+        let limiter = ClientRateLimiter::new(0.0).with_acquire_mode(AcquireMode::FailFast);
+        limiter.on_response(0.0, true);
+        let mut slept = false;
+        let mut results = Vec::new();
+        for _ in 0..3 {
+            results.push(limiter.acquire(|| 0.0, |_| slept = true));
+        }
+        assert!(!slept);
+        assert!(results.iter().any(Result::is_err));
+    }
+
+    #[test]
+    fn blocking_sleeps_until_a_token() {
+        let limiter = ClientRateLimiter::new(0.0);
+        limiter.on_response(0.0, true);
+        let mut now = 0.0;
+        for _ in 0..5 {
+            let clock = std::cell::Cell::new(now);
+            limiter
+                .acquire(|| clock.get(), |l| clock.set(clock.get() + l.wait_secs()))
+                .unwrap();
+            now = clock.get();
+        }
+        // At the minimum rate of 0.5 tokens/s, five tokens from empty take 10 s.
+        assert!((now - 10.0).abs() < 1e-9, "{now}");
+    }
+
+    #[test]
+    fn blocking_terminates_with_a_frozen_clock() {
+        let limiter = ClientRateLimiter::new(1e9);
+        limiter.on_response(1e9, true);
+        let mut sleeps = 0;
+        for _ in 0..3 {
+            limiter.acquire(|| 1e9, |_| sleeps += 1).unwrap();
+        }
+        assert!(sleeps >= 3, "{sleeps}");
+        // A clock reading NaN or infinity counts from the limiter's last time.
+        limiter.acquire(|| f64::NAN, |_| sleeps += 1).unwrap();
+        limiter.acquire(|| f64::INFINITY, |_| sleeps += 1).unwrap();
+    }
+
+    #[test]
+    fn time_after_sleep_always_advances() {
+        assert_eq!(time_after_sleep(1.0, 0.5), 1.5);
+        let t = 1014.7970055063598_f64;
+        assert_eq!(time_after_sleep(t, 5.262457136723242e-14), t.next_up());
+    }
+
+    #[test]
+    fn clone_is_independent() {
+        let a = ClientRateLimiter::new(0.0);
+        let b = a.clone();
+        a.on_response(1.0, true);
+        assert!(a.is_enabled());
+        assert!(!b.is_enabled());
+    }
+}

@@ -1,0 +1,154 @@
+//! The CUBIC calculator: what send rate to aim for, given the time since the
+//! last throttle.
+//!
+//! CUBIC comes from TCP congestion control (RFC 8312). After a throttle the
+//! rate drops to `beta` (70%) of the rate that was throttled (`w_max`), then
+//! grows along a cubic curve that is flat around `w_max` (probe carefully where
+//! the service last pushed back) and steep far from it (recover quickly from a
+//! long-gone throttle, probe fast for new capacity):
+//!
+//! ```text
+//! k    = cbrt(w_max * (1 - beta) / C)
+//! rate = C * (t - last_fail - k)^3 + w_max      (success)
+//! rate = rate_throttled * beta                  (throttle; w_max = rate_throttled)
+//! ```
+//!
+//! The arithmetic follows botocore's `CubicCalculator` operation by operation
+//! (`pow` for both the cube root and the cube), so results are bit-for-bit
+//! those of the reference on the same platform `libm`.
+
+/// CUBIC's multiplicative decrease: after a throttle, send at 70% of the
+/// throttled rate.
+pub const BETA: f64 = 0.7;
+
+/// CUBIC's scaling constant `C`: how fast the rate grows away from `w_max`.
+pub const SCALE_CONSTANT: f64 = 0.4;
+
+/// A read-only copy of the CUBIC parameters, for debugging and tests.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CubicParams {
+    /// The rate (requests per second) that was last throttled, `w_max`
+    /// (botocore's `last_max_rate`).
+    pub w_max: f64,
+    /// The time window `k` (seconds after the throttle) at which the curve
+    /// returns to `w_max`.
+    pub k: f64,
+    /// When the last throttle was received (seconds on the limiter's clock).
+    pub last_fail: f64,
+}
+
+/// Computes the target send rate after each response (CUBIC, `beta` 0.7,
+/// `C` 0.4).
+///
+/// The calculator is pure arithmetic over caller-supplied timestamps: it holds
+/// `w_max`, `k` and the time of the last throttle, nothing else.
+///
+/// ```
+/// use rebound_runtime::rate_limiter::CubicCalculator;
+///
+/// let mut cubic = CubicCalculator::new(0.0, 0.0);
+/// // Throttled while sending 10 requests/s at t = 5 s: back off to 7/s...
+/// assert_eq!(cubic.error_received(10.0, 5.0), 7.0);
+/// // ...and regain 10/s after k = cbrt(10 * 0.3 / 0.4) ≈ 1.96 s.
+/// assert!((cubic.success_received(5.0 + cubic.params().k) - 10.0).abs() < 1e-9);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CubicCalculator {
+    w_max: f64,
+    k: f64,
+    last_fail: f64,
+}
+
+impl CubicCalculator {
+    /// A calculator whose last throttle was at `start_time`, at the rate
+    /// `starting_max_rate` (botocore's adaptive mode starts at rate 0).
+    ///
+    /// A negative or NaN `starting_max_rate` is taken as 0.
+    pub fn new(starting_max_rate: f64, start_time: f64) -> Self {
+        let w_max = non_negative(starting_max_rate);
+        Self {
+            w_max,
+            k: zero_point(w_max),
+            last_fail: start_time,
+        }
+    }
+
+    /// The target rate after a successful (non-throttled) response at `now`.
+    ///
+    /// Does not change the calculator. A `now` before the last throttle (a
+    /// clock that stepped backwards) is treated as the moment of the throttle,
+    /// so it cannot push the rate below `beta * w_max`.
+    pub fn success_received(&self, now: f64) -> f64 {
+        let dt = non_negative(now - self.last_fail);
+        SCALE_CONSTANT * (dt - self.k).powf(3.0) + self.w_max
+    }
+
+    /// Records a throttle at `now` while sending at `current_rate`, and returns
+    /// the reduced target rate `current_rate * beta`.
+    ///
+    /// A negative or NaN `current_rate` is taken as 0.
+    pub fn error_received(&mut self, current_rate: f64, now: f64) -> f64 {
+        let current_rate = non_negative(current_rate);
+        self.w_max = current_rate;
+        self.k = zero_point(current_rate);
+        self.last_fail = now;
+        current_rate * BETA
+    }
+
+    /// The current parameters (`w_max`, `k`, time of the last throttle).
+    pub fn params(&self) -> CubicParams {
+        CubicParams {
+            w_max: self.w_max,
+            k: self.k,
+            last_fail: self.last_fail,
+        }
+    }
+}
+
+/// `k = cbrt(w_max * (1 - beta) / C)`, as the reference writes it
+/// (`x ** (1/3.0)`, i.e. C `pow`), so that `k` matches it to the last bit.
+fn zero_point(w_max: f64) -> f64 {
+    let scaled = (w_max * (1.0 - BETA)) / SCALE_CONSTANT;
+    scaled.powf(1.0 / 3.0)
+}
+
+/// `x` if it is a number `>= 0`, else 0 (`f64::max` ignores a NaN operand).
+fn non_negative(x: f64) -> f64 {
+    x.max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn starts_flat_at_zero() {
+        let cubic = CubicCalculator::new(0.0, 3.0);
+        assert_eq!(
+            cubic.params(),
+            CubicParams {
+                w_max: 0.0,
+                k: 0.0,
+                last_fail: 3.0
+            }
+        );
+        assert_eq!(cubic.success_received(3.0), 0.0);
+    }
+
+    #[test]
+    fn backwards_clock_does_not_undercut_beta() {
+        let mut cubic = CubicCalculator::new(0.0, 0.0);
+        cubic.error_received(10.0, 100.0);
+        let at_throttle = cubic.success_received(100.0);
+        assert!((at_throttle - 7.0).abs() < 1e-12);
+        assert_eq!(cubic.success_received(-1e300), at_throttle);
+    }
+
+    #[test]
+    fn bad_rates_are_zero() {
+        let mut cubic = CubicCalculator::new(f64::NAN, 0.0);
+        assert_eq!(cubic.params().w_max, 0.0);
+        assert_eq!(cubic.error_received(-5.0, 1.0), 0.0);
+        assert_eq!(cubic.params().k, 0.0);
+    }
+}

@@ -1,0 +1,147 @@
+//! The measured send rate: how many requests per second the client is actually
+//! getting through.
+//!
+//! CUBIC needs to know the rate at which the client was sending when a throttle
+//! arrived, and the new target is capped at twice the measured rate (no point
+//! allowing 100/s to a client that sends 3/s). The meter counts responses in
+//! half-second buckets (`bucket = floor(2t) / 2`) and, each time a response
+//! lands in a later bucket, folds `count / (bucket - last_bucket)` into an
+//! exponentially smoothed average (weight 0.8 for the new sample).
+//!
+//! Like botocore's `RateClocker`, the meter counts *responses* (it is driven
+//! from the response hook), so a request that never completes is not counted.
+
+/// Weight of the newest sample in the smoothed rate.
+pub const SMOOTHING: f64 = 0.8;
+
+/// Width of a measurement bucket, in seconds.
+pub const TIME_BUCKET_RANGE: f64 = 0.5;
+
+/// Buckets per second (`1 / TIME_BUCKET_RANGE`), the reference's
+/// `time_bucket_scale`.
+const TIME_BUCKET_SCALE: f64 = 1.0 / TIME_BUCKET_RANGE;
+
+/// Measures the request rate in 0.5 s buckets with exponential smoothing.
+///
+/// ```
+/// use rebound_runtime::rate_limiter::SendRateMeter;
+///
+/// let mut meter = SendRateMeter::new(0.0);
+/// assert_eq!(meter.record(0.2), 0.0); // same bucket as the start: counted only
+/// assert_eq!(meter.record(0.4), 0.0);
+/// // Bucket 0.5 reached: 3 responses over 0.5 s = 6/s, smoothed 0.8 * 6.
+/// assert!((meter.record(0.6) - 4.8).abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SendRateMeter {
+    measured_rate: f64,
+    last_bucket: f64,
+    count: u64,
+}
+
+impl SendRateMeter {
+    /// A meter with no traffic yet, whose first bucket starts at
+    /// `floor(start_time)` (a whole second, as in the reference).
+    pub fn new(start_time: f64) -> Self {
+        Self {
+            measured_rate: 0.0,
+            last_bucket: start_time.floor(),
+            count: 0,
+        }
+    }
+
+    /// Counts one response at `now` and returns the measured rate
+    /// (requests per second).
+    ///
+    /// A `now` in an earlier bucket than the last one (a clock that stepped
+    /// backwards) moves the current bucket back to it, so that measuring
+    /// resumes as soon as the clock moves forward again instead of waiting for
+    /// it to catch up. A NaN or infinite `now` counts the response but moves
+    /// no bucket.
+    pub fn record(&mut self, now: f64) -> f64 {
+        let bucket = bucket_start(now);
+        self.count = self.count.saturating_add(1);
+        if !bucket.is_finite() {
+            return self.measured_rate;
+        }
+        if bucket > self.last_bucket {
+            // u64 -> f64 is exact below 2^53 responses per bucket.
+            #[allow(clippy::cast_precision_loss)]
+            let current_rate = self.count as f64 / (bucket - self.last_bucket);
+            self.measured_rate =
+                (current_rate * SMOOTHING) + (self.measured_rate * (1.0 - SMOOTHING));
+            self.count = 0;
+            self.last_bucket = bucket;
+        } else if bucket < self.last_bucket {
+            self.last_bucket = bucket;
+        }
+        self.measured_rate
+    }
+
+    /// The smoothed rate, requests per second.
+    pub fn measured_rate(&self) -> f64 {
+        self.measured_rate
+    }
+
+    /// Start of the bucket in which the rate was last updated (seconds).
+    pub fn last_bucket(&self) -> f64 {
+        self.last_bucket
+    }
+
+    /// Responses counted since the rate was last updated.
+    pub fn request_count(&self) -> u64 {
+        self.count
+    }
+}
+
+/// `floor(2t) / 2`, the start of the half-second bucket holding `t`.
+///
+/// For `|t|` so large that `2t` overflows, `t` is a whole number already and
+/// is its own bucket start (this keeps the bucket finite; below that the
+/// result is the reference's bit for bit, since scaling by 2 is exact).
+fn bucket_start(t: f64) -> f64 {
+    let scaled = t * TIME_BUCKET_SCALE;
+    if scaled.is_finite() {
+        scaled.floor() / TIME_BUCKET_SCALE
+    } else {
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_bucket_is_the_whole_second() {
+        let meter = SendRateMeter::new(1000.75);
+        assert_eq!(meter.last_bucket(), 1000.0);
+    }
+
+    #[test]
+    fn backwards_step_rebases_the_bucket() {
+        let mut meter = SendRateMeter::new(10.0);
+        meter.record(1e300);
+        assert_eq!(meter.last_bucket(), 1e300);
+        meter.record(11.0);
+        assert_eq!(meter.last_bucket(), 11.0);
+        let rate = meter.record(11.5);
+        assert!(rate.is_finite() && rate > 0.0);
+    }
+
+    #[test]
+    fn huge_times_stay_finite() {
+        let mut meter = SendRateMeter::new(0.0);
+        for t in [f64::MAX, f64::MAX, -f64::MAX, 0.0, f64::MAX] {
+            assert!(meter.record(t).is_finite());
+            assert!(meter.last_bucket().is_finite());
+        }
+        for t in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            meter.record(t);
+            assert!(meter.last_bucket().is_finite());
+        }
+        assert_eq!(bucket_start(f64::MAX), f64::MAX);
+        assert_eq!(bucket_start(-0.75), -1.0);
+        assert_eq!(bucket_start(1001.980222), 1001.5);
+    }
+}

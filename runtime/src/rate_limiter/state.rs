@@ -1,0 +1,181 @@
+//! The adaptive rate limiter as a pure state machine: measured rate + CUBIC +
+//! send token bucket, advanced only by the timestamps the caller passes in.
+//!
+//! Keeping the state machine free of clocks, locks and sleeping is what lets
+//! it be replayed against the reference vectors in virtual time, simulated, and
+//! wrapped differently (the thread-safe [`ClientRateLimiter`], or a strategy
+//! that owns one per partition).
+//!
+//! [`ClientRateLimiter`]: super::ClientRateLimiter
+
+use super::acquire::RateLimited;
+use super::cubic::CubicCalculator;
+use super::send_rate::SendRateMeter;
+use super::token_bucket::SendTokenBucket;
+
+/// The new target rate is at most this multiple of the measured rate.
+pub const MAX_RATE_ADJUST_SCALE: f64 = 2.0;
+
+/// The adaptive client rate limiter's state, driven by explicit timestamps.
+///
+/// Times are `f64` seconds since any epoch you like (the same one for every
+/// call on one limiter): float seconds are what the reference computes with,
+/// so replaying its vectors reproduces every number. Non-finite times are
+/// replaced by the last time the limiter saw.
+///
+/// The limiter starts *disabled*: sends cost nothing until the first throttled
+/// response, while responses already feed the measured rate and CUBIC. The
+/// initial state is botocore's: measured rate 0, fill rate 1 token/s, maximum
+/// capacity 1, an empty bucket, `w_max` 0, last throttle at `start_time`.
+///
+/// ```
+/// use rebound_runtime::rate_limiter::RateLimiterState;
+///
+/// let mut limiter = RateLimiterState::new(0.0);
+/// assert_eq!(limiter.try_acquire(0.1), Ok(())); // disabled: free
+/// for t in [0.2, 0.4, 0.6, 0.8] {
+///     limiter.on_response(t, false);
+/// }
+/// limiter.on_response(1.0, true); // first throttle enables the limiter
+/// assert!(limiter.is_enabled());
+///
+/// // Block in virtual time: sleep each wait the limiter asks for.
+/// let mut now = 1.0;
+/// for _ in 0..3 {
+///     while let Err(limited) = limiter.try_acquire(now) {
+///         now += limited.wait_secs();
+///     }
+/// }
+/// assert!(now > 1.0); // the throttle slowed the three sends down
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateLimiterState {
+    enabled: bool,
+    meter: SendRateMeter,
+    cubic: CubicCalculator,
+    bucket: SendTokenBucket,
+}
+
+impl RateLimiterState {
+    /// A disabled limiter created at `start_time` (botocore's initial state).
+    /// A non-finite `start_time` is taken as 0.
+    pub fn new(start_time: f64) -> Self {
+        let start_time = if start_time.is_finite() {
+            start_time
+        } else {
+            0.0
+        };
+        Self {
+            enabled: false,
+            meter: SendRateMeter::new(start_time),
+            cubic: CubicCalculator::new(0.0, start_time),
+            bucket: SendTokenBucket::new(1.0, start_time),
+        }
+    }
+
+    /// Whether a throttle has been seen, so that sends now cost a token.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Asks for permission to send at `now`.
+    ///
+    /// Disabled: always `Ok`, and the state is untouched. Enabled: refills the
+    /// bucket and takes one token, or returns [`RateLimited`] with the wait
+    /// until a token is available, taking nothing. To block, sleep that wait
+    /// and call again with the later time (see
+    /// [`ClientRateLimiter::acquire`](super::ClientRateLimiter::acquire));
+    /// to fail fast, return the error.
+    pub fn try_acquire(&mut self, now: f64) -> Result<(), RateLimited> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let now = self.sanitize(now);
+        self.bucket
+            .try_acquire(now)
+            .map_err(|wait| RateLimited::new(wait, now))
+    }
+
+    /// Records a response received at `now`; `is_throttle` is the throttling
+    /// verdict on it (a throttling error code, a modeled throttle, or HTTP
+    /// 429 — see the classification in the retry strategy).
+    ///
+    /// Updates the measured rate, computes the CUBIC target (a throttle also
+    /// enables the limiter), then sets the bucket's fill rate to
+    /// `max(min(target, 2 * measured), 0.5)` after crediting the tokens earned
+    /// at the old rate.
+    pub fn on_response(&mut self, now: f64, is_throttle: bool) {
+        let now = self.sanitize(now);
+        let measured = self.meter.record(now);
+        let target = if is_throttle {
+            let rate_to_use = if self.enabled {
+                measured.min(self.bucket.fill_rate())
+            } else {
+                measured
+            };
+            self.enabled = true;
+            self.cubic.error_received(rate_to_use, now)
+        } else {
+            self.cubic.success_received(now)
+        };
+        self.bucket
+            .set_max_rate(target.min(MAX_RATE_ADJUST_SCALE * measured), now);
+    }
+
+    /// Every field of the state, for debugging, metrics and tests.
+    pub fn snapshot(&self) -> RateLimiterSnapshot {
+        let cubic = self.cubic.params();
+        RateLimiterSnapshot {
+            enabled: self.enabled,
+            measured_rate: self.meter.measured_rate(),
+            last_bucket: self.meter.last_bucket(),
+            request_count: self.meter.request_count(),
+            fill_rate: self.bucket.fill_rate(),
+            max_capacity: self.bucket.max_capacity(),
+            current_capacity: self.bucket.capacity(),
+            last_timestamp: self.bucket.last_timestamp(),
+            w_max: cubic.w_max,
+            k: cubic.k,
+            last_fail: cubic.last_fail,
+        }
+    }
+
+    /// `now` if finite, else the last time the bucket saw (which is always
+    /// finite), so no NaN or infinity ever enters the state.
+    fn sanitize(&self, now: f64) -> f64 {
+        if now.is_finite() {
+            now
+        } else {
+            self.bucket.last_timestamp()
+        }
+    }
+}
+
+/// A copy of every field of a rate limiter's state (the names are the
+/// reference's, so logs compare side by side).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct RateLimiterSnapshot {
+    /// Whether sends cost a token (a throttle has been seen).
+    pub enabled: bool,
+    /// Smoothed responses per second.
+    pub measured_rate: f64,
+    /// Start of the measurement bucket last folded into `measured_rate`.
+    pub last_bucket: f64,
+    /// Responses counted since `last_bucket`.
+    pub request_count: u64,
+    /// Send tokens per second (botocore's `TokenBucket.max_rate`).
+    pub fill_rate: f64,
+    /// The most tokens the bucket holds.
+    pub max_capacity: f64,
+    /// Tokens available as of `last_timestamp`.
+    pub current_capacity: f64,
+    /// When the bucket was last refilled.
+    pub last_timestamp: f64,
+    /// CUBIC: the rate last throttled.
+    pub w_max: f64,
+    /// CUBIC: seconds after the throttle at which the target regains `w_max`.
+    pub k: f64,
+    /// CUBIC: when the last throttle arrived.
+    pub last_fail: f64,
+}

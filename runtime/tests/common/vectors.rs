@@ -1,0 +1,44 @@
+//! Reading fields of conformance vectors and comparing floats with them.
+
+use serde_json::Value;
+
+/// The relative tolerance for recorded floats (the conformance README's: the
+/// reference uses C `pow`, ours may differ by an ulp on another libm).
+pub const REL_TOL: f64 = 1e-9;
+
+/// `v[key]`, panicking with the context if it is missing.
+pub fn field<'a>(v: &'a Value, key: &str) -> &'a Value {
+    v.get(key)
+        .unwrap_or_else(|| panic!("missing field {key:?} in {v}"))
+}
+
+/// `v[key]` as a number (JSON integers included).
+pub fn num(v: &Value, key: &str) -> f64 {
+    field(v, key)
+        .as_f64()
+        .unwrap_or_else(|| panic!("field {key:?} is not a number in {v}"))
+}
+
+/// `v[key]` as an array.
+pub fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    field(v, key)
+        .as_array()
+        .unwrap_or_else(|| panic!("field {key:?} is not an array"))
+}
+
+/// `v[key]` as a bool.
+pub fn flag(v: &Value, key: &str) -> bool {
+    field(v, key)
+        .as_bool()
+        .unwrap_or_else(|| panic!("field {key:?} is not a bool in {v}"))
+}
+
+/// Asserts `actual` is within [`REL_TOL`] of the recorded `expected`.
+#[track_caller]
+pub fn assert_close(actual: f64, expected: f64, what: &str) {
+    let scale = actual.abs().max(expected.abs());
+    assert!(
+        actual == expected || (actual - expected).abs() <= REL_TOL * scale,
+        "{what}: got {actual:?}, reference {expected:?}"
+    );
+}

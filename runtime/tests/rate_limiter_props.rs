@@ -1,0 +1,258 @@
+//! Properties of the adaptive rate limiter under arbitrary event sequences:
+//! clocks that stand still, step backwards, jump by huge gaps or to absurd
+//! values (including NaN and infinities), bursts of sends and responses.
+//!
+//! After every event: no NaN or infinity anywhere in the state, no negative or
+//! non-finite wait, fill rate >= 0.5, max capacity >= 1, 0 <= capacity <= max
+//! capacity, and a blocking acquire gets its token within a few waits.
+
+use std::cell::Cell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use proptest::prelude::*;
+use rebound_runtime::rate_limiter::{
+    AcquireMode, ClientRateLimiter, RateLimiterSnapshot, RateLimiterState,
+};
+
+/// How the clock moves before an event.
+#[derive(Debug, Clone)]
+enum Step {
+    /// Forward by a normal amount (seconds).
+    Forward(f64),
+    /// Not at all.
+    StandStill,
+    /// Backwards (seconds).
+    Back(f64),
+    /// Forward by a huge gap.
+    Gap(f64),
+    /// To any value at all, however absurd.
+    Jump(f64),
+}
+
+#[derive(Debug, Clone)]
+enum Event {
+    /// Blocking send: sleeps (in virtual time) until a token is taken.
+    Send(Step),
+    /// Fail-fast send: one attempt.
+    TrySend(Step),
+    /// A burst of responses at the same instant.
+    Responses {
+        step: Step,
+        throttle: bool,
+        burst: u8,
+    },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        6 => (0.0..3.0f64).prop_map(Step::Forward),
+        2 => Just(Step::StandStill),
+        1 => (0.0..1e4f64).prop_map(Step::Back),
+        1 => prop_oneof![Just(1e6), Just(1e12), Just(1e300), 1.0..1e15f64].prop_map(Step::Gap),
+        1 => prop_oneof![
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::MAX),
+            Just(-f64::MAX),
+            Just(0.0),
+            any::<f64>(),
+            -1e10..1e10f64,
+        ]
+        .prop_map(Step::Jump),
+    ]
+}
+
+fn event() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        3 => step().prop_map(Event::Send),
+        1 => step().prop_map(Event::TrySend),
+        3 => (step(), proptest::bool::weighted(0.3), 1..4u8)
+            .prop_map(|(step, throttle, burst)| Event::Responses { step, throttle, burst }),
+    ]
+}
+
+fn advance(now: f64, step: &Step) -> f64 {
+    // After a jump to NaN or an infinity, relative steps restart from 0.
+    let now = if now.is_finite() { now } else { 0.0 };
+    match *step {
+        Step::Forward(dt) | Step::Gap(dt) => now + dt,
+        Step::StandStill => now,
+        Step::Back(dt) => now - dt,
+        Step::Jump(t) => t,
+    }
+}
+
+fn check(s: &RateLimiterSnapshot) -> Result<(), TestCaseError> {
+    let floats = [
+        ("measured_rate", s.measured_rate),
+        ("last_bucket", s.last_bucket),
+        ("fill_rate", s.fill_rate),
+        ("max_capacity", s.max_capacity),
+        ("current_capacity", s.current_capacity),
+        ("last_timestamp", s.last_timestamp),
+        ("w_max", s.w_max),
+        ("k", s.k),
+        ("last_fail", s.last_fail),
+    ];
+    for (name, value) in floats {
+        prop_assert!(value.is_finite(), "{name} = {value} in {s:?}");
+    }
+    prop_assert!(s.measured_rate >= 0.0, "{s:?}");
+    prop_assert!(s.fill_rate >= 0.5, "{s:?}");
+    prop_assert!(s.max_capacity >= 1.0, "{s:?}");
+    prop_assert!(s.current_capacity <= s.max_capacity, "{s:?}");
+    prop_assert!(s.current_capacity >= 0.0, "{s:?}");
+    prop_assert!(s.w_max >= 0.0 && s.k >= 0.0, "{s:?}");
+    Ok(())
+}
+
+fn check_wait(wait: f64) -> Result<(), TestCaseError> {
+    prop_assert!(wait.is_finite() && wait > 0.0, "wait {wait}");
+    Ok(())
+}
+
+/// Worst case in theory: a wait, a rounding sliver, one more ulp.
+const MAX_SLEEPS_PER_SEND: usize = 3;
+
+/// A blocking acquire; returns the waits slept. Panics (a test failure, not a
+/// hang) if the limiter asks for more sleeps than it ever should.
+fn blocking_acquire(limiter: &ClientRateLimiter, clock: impl FnMut() -> f64) -> Vec<f64> {
+    let mut waits = Vec::new();
+    let acquired = limiter.acquire(clock, |limited| {
+        waits.push(limited.wait_secs());
+        assert!(
+            waits.len() <= MAX_SLEEPS_PER_SEND,
+            "no token after waits {waits:?}: {:?}",
+            limiter.snapshot()
+        );
+    });
+    assert_eq!(acquired, Ok(()), "blocking acquire failed");
+    waits
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn limiter_state_stays_sane(
+        start in prop_oneof![Just(0.0), Just(1.7e9), -1e12..1e12f64, any::<f64>()],
+        events in proptest::collection::vec(event(), 1..120),
+    ) {
+        let blocking = ClientRateLimiter::new(start);
+        let fail_fast = ClientRateLimiter::new(start).with_acquire_mode(AcquireMode::FailFast);
+        check(&blocking.snapshot())?;
+        let clock = Cell::new(if start.is_finite() { start } else { 0.0 });
+        for event in &events {
+            match event {
+                Event::Send(step) => {
+                    clock.set(advance(clock.get(), step));
+                    // The caller's clock does not move while sleeping: the
+                    // limiter must still make progress.
+                    let frozen = clock.get();
+                    let waits = blocking_acquire(&blocking, || frozen);
+                    prop_assert!(waits.len() <= MAX_SLEEPS_PER_SEND, "waits {waits:?}");
+                    for wait in waits {
+                        check_wait(wait)?;
+                    }
+                    if let Err(limited) = fail_fast.try_acquire(clock.get()) {
+                        check_wait(limited.wait_secs())?;
+                    }
+                }
+                Event::TrySend(step) => {
+                    clock.set(advance(clock.get(), step));
+                    // Blocking, with a clock that moves on its own.
+                    for wait in blocking_acquire(&blocking, || clock.get()) {
+                        check_wait(wait)?;
+                    }
+                    let mut slept = false;
+                    if let Err(limited) = fail_fast.acquire(|| clock.get(), |_| slept = true) {
+                        check_wait(limited.wait_secs())?;
+                        prop_assert!(limited.wait() > std::time::Duration::ZERO);
+                    }
+                    prop_assert!(!slept, "fail-fast slept");
+                }
+                Event::Responses { step, throttle, burst } => {
+                    clock.set(advance(clock.get(), step));
+                    for _ in 0..*burst {
+                        blocking.on_response(clock.get(), *throttle);
+                        fail_fast.on_response(clock.get(), *throttle);
+                    }
+                }
+            }
+            check(&blocking.snapshot())?;
+            check(&fail_fast.snapshot())?;
+        }
+    }
+
+    /// The pure state machine and the thread-safe wrapper agree exactly.
+    #[test]
+    fn wrapper_matches_state_machine(
+        events in proptest::collection::vec((0.0..2.0f64, any::<bool>(), proptest::bool::weighted(0.3)), 1..200),
+    ) {
+        let mut state = RateLimiterState::new(10.0);
+        let limiter = ClientRateLimiter::new(10.0);
+        let mut now = 10.0;
+        for (dt, is_send, throttle) in events {
+            now += dt;
+            if is_send {
+                prop_assert_eq!(state.try_acquire(now), limiter.try_acquire(now));
+            } else {
+                state.on_response(now, throttle);
+                limiter.on_response(now, throttle);
+            }
+            prop_assert_eq!(state.snapshot(), limiter.snapshot());
+            prop_assert_eq!(state.is_enabled(), limiter.is_enabled());
+        }
+    }
+}
+
+/// A virtual clock shared by threads (nanoseconds in an atomic), as a real
+/// clock is: threads read nearly the same time, in slightly shuffled order.
+struct SharedClock(AtomicU64);
+
+impl SharedClock {
+    /// Moves the clock `ns` forward and reads it.
+    fn tick(&self, ns: u64) -> f64 {
+        to_secs(self.0.fetch_add(ns, Ordering::Relaxed) + ns)
+    }
+
+    /// Sleeps until at least `secs`: moves the clock there unless it is past.
+    fn sleep_until(&self, secs: f64) -> f64 {
+        // Round up so that the clock really reaches `secs`.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let ns = (secs * 1e9).ceil() as u64;
+        to_secs(self.0.fetch_max(ns, Ordering::Relaxed).max(ns))
+    }
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn to_secs(ns: u64) -> f64 {
+    ns as f64 / 1e9
+}
+
+/// Many threads sharing one limiter (and one clock) leave it in a sane state.
+#[test]
+fn concurrent_use_keeps_invariants() {
+    let limiter = Arc::new(ClientRateLimiter::new(0.0));
+    let clock = Arc::new(SharedClock(AtomicU64::new(0)));
+    limiter.on_response(0.0, true);
+    std::thread::scope(|scope| {
+        for thread in 0..4u32 {
+            let limiter = Arc::clone(&limiter);
+            let clock = Arc::clone(&clock);
+            scope.spawn(move || {
+                for i in 0..500u32 {
+                    let mut now = clock.tick(3_000_000);
+                    while let Err(limited) = limiter.try_acquire(now) {
+                        now = clock.sleep_until(now + limited.wait_secs());
+                    }
+                    let now = clock.tick(1_000_000);
+                    limiter.on_response(now, i % (7 + thread) == 0);
+                }
+            });
+        }
+    });
+    check(&limiter.snapshot()).unwrap();
+}
