@@ -31,6 +31,7 @@
 //! |---|---|
 //! | [`RetryStrategy`] | the Smithy interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] when no further attempt may be made |
 //! | [`StandardRetryStrategy`] | the AWS standard retry mode, behaviour 2.0 (default) or 2.1 ([`RetryBehavior`]) |
+//! | [`AdaptiveRetryStrategy`] | the AWS adaptive retry mode: standard mode plus a client-side rate limiter, one per throttling scope ([`AdaptivePartitions`]) |
 //! | [`LegacyRetryStrategy`] | the older SDKs' policies as presets: botocore legacy mode, AWS SDK for Java 1.x, AWS SDK for JavaScript 2.x ([`legacy`]) |
 //! | [`RetryQuota`] | the lock-free token bucket that stops retries while a service keeps failing |
 //! | [`Partitions`] | one quota (or other shared state) per endpoint or resource |
@@ -63,6 +64,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod adaptive;
 pub mod backoff;
 pub mod classify;
 pub mod config;
@@ -84,6 +86,7 @@ pub mod waiter;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use adaptive::{AdaptivePartitions, AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
 pub use backoff::{
     Backoff, RandomSource, RetryAfterExceedsCeiling, RetryAfterPolicy, SeededRandom, ThreadRandom,
 };

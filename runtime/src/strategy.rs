@@ -255,6 +255,23 @@ impl RetryToken {
         }
     }
 
+    /// The same token, to be used after `delay` instead: how a strategy that
+    /// wraps another (adaptive mode's rate limiter around standard mode)
+    /// lengthens the wait it was given.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::RetryToken;
+    ///
+    /// let token = RetryToken::initial().with_delay(Duration::from_millis(30));
+    /// assert_eq!((token.attempt(), token.delay()), (1, Duration::from_millis(30)));
+    /// ```
+    pub const fn with_delay(self, delay: Duration) -> Self {
+        Self { delay, ..self }
+    }
+
     /// The 1-based number of the attempt this token is for.
     #[must_use]
     pub const fn attempt(&self) -> u32 {
@@ -351,6 +368,16 @@ pub enum TokenAcquisitionFailed {
         /// The longest wait the strategy accepts.
         ceiling: Duration,
     },
+    /// Adaptive mode's client-side rate limiter has no send token now and is
+    /// set to fail fast ([`AcquireMode::FailFast`](crate::AcquireMode::FailFast))
+    /// rather than wait.
+    #[error("rate limited after {attempts} attempts: the next send token is {wait:?} away")]
+    RateLimited {
+        /// Attempts made (0 when the first attempt was refused).
+        attempts: u32,
+        /// How long until a send token would be available.
+        wait: Duration,
+    },
 }
 
 impl TokenAcquisitionFailed {
@@ -361,7 +388,8 @@ impl TokenAcquisitionFailed {
             Self::NotRetryable { attempts }
             | Self::AttemptsExhausted { attempts, .. }
             | Self::QuotaExhausted { attempts, .. }
-            | Self::RetryAfterTooLong { attempts, .. } => *attempts,
+            | Self::RetryAfterTooLong { attempts, .. }
+            | Self::RateLimited { attempts, .. } => *attempts,
         }
     }
 

@@ -92,18 +92,21 @@ impl SendTokenBucket {
 
     /// Credits the tokens earned since the last refill, up to the maximum.
     ///
-    /// Time that runs backwards earns nothing (and takes nothing away); the
-    /// bucket then counts from the earlier `now`, so one bad clock reading far
-    /// in the future cannot stall refilling until the clock catches up. The
-    /// price is that a step back and forth can credit the same interval twice,
-    /// which the capacity bound limits to one bucketful. A NaN or infinite
-    /// `now` is ignored.
+    /// Time never runs backwards for the bucket: a `now` earlier than the
+    /// last one earns nothing, takes nothing away, and leaves the timestamp
+    /// where it is, so no interval is ever credited twice. That is also how
+    /// a reservation holds its place: a blocked sender that takes its token
+    /// at a future time (the adaptive strategy does, see
+    /// [`AdaptiveRetryStrategy`](crate::AdaptiveRetryStrategy)) moves the
+    /// timestamp there, and senders asking earlier queue behind it. The price
+    /// is that a bad reading far in the future stalls refilling until the
+    /// clock catches up; use a monotonic clock. A NaN or infinite `now` is
+    /// ignored.
     pub fn refill(&mut self, now: f64) {
-        if !now.is_finite() {
+        if !now.is_finite() || now <= self.last_timestamp {
             return;
         }
-        let elapsed = (now - self.last_timestamp).max(0.0);
-        let earned = elapsed * self.fill_rate;
+        let earned = (now - self.last_timestamp) * self.fill_rate;
         self.current_capacity = self.max_capacity.min(self.current_capacity + earned);
         self.last_timestamp = now;
     }
@@ -130,7 +133,14 @@ impl SendTokenBucket {
             self.current_capacity -= SEND_COST;
             return Ok(());
         }
-        let wait = (SEND_COST - self.current_capacity) / self.fill_rate;
+        // A sender whose `now` is behind the bucket (queued behind a
+        // reservation) also waits for the bucket's time to come.
+        let behind = if now.is_finite() {
+            (self.last_timestamp - now).max(0.0)
+        } else {
+            0.0
+        };
+        let wait = (behind + (SEND_COST - self.current_capacity) / self.fill_rate).min(f64::MAX);
         let unobservable = !clock_moved && now + wait <= now;
         if wait > 0.0 && now < f64::MAX && !unobservable {
             return Err(wait);
@@ -158,9 +168,16 @@ mod tests {
         let mut bucket = SendTokenBucket::new(4.0, 0.0);
         bucket.refill(10.0);
         assert_eq!(bucket.capacity(), 4.0);
+        bucket.try_acquire(10.0).unwrap();
         bucket.refill(-5.0);
-        assert_eq!(bucket.capacity(), 4.0);
-        assert_eq!(bucket.last_timestamp(), -5.0);
+        assert_eq!(bucket.capacity(), 3.0);
+        assert_eq!(bucket.last_timestamp(), 10.0);
+        bucket.refill(10.125);
+        assert_eq!(
+            bucket.capacity(),
+            3.5,
+            "only the interval after 10 s is credited"
+        );
     }
 
     #[test]
