@@ -25,6 +25,13 @@ fn each_mode_builds_its_strategy() {
         (RetryMode::Standard, 3)
     );
 
+    let adaptive = build(&[("AWS_RETRY_MODE", "adaptive")]);
+    assert!(matches!(adaptive, ConfiguredRetryStrategy::Adaptive(_)));
+    assert_eq!(
+        (adaptive.mode(), adaptive.max_attempts()),
+        (RetryMode::Adaptive, 3)
+    );
+
     let legacy = build(&[("AWS_RETRY_MODE", "legacy")]);
     assert!(matches!(legacy, ConfiguredRetryStrategy::Legacy(_)));
     assert_eq!(

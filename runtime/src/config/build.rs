@@ -9,8 +9,9 @@ use crate::legacy::{
     LegacyConfigError, LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder,
 };
 use crate::{
-    FailureInfo, RetryStrategy, RetryToken, StandardConfigError, StandardRetryStrategy,
-    StandardRetryStrategyBuilder, TokenAcquisitionFailed,
+    AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryStrategy, RetryToken,
+    StandardConfigError, StandardRetryStrategy, StandardRetryStrategyBuilder,
+    TokenAcquisitionFailed,
 };
 
 use super::{ResolvedRetryConfig, RetryMode};
@@ -40,6 +41,8 @@ pub enum ConfiguredRetryStrategy {
     Legacy(LegacyRetryStrategy),
     /// `retry_mode = standard`.
     Standard(StandardRetryStrategy),
+    /// `retry_mode = adaptive`.
+    Adaptive(AdaptiveRetryStrategy),
 }
 
 impl ConfiguredRetryStrategy {
@@ -49,6 +52,7 @@ impl ConfiguredRetryStrategy {
         match self {
             Self::Legacy(_) => RetryMode::Legacy,
             Self::Standard(_) => RetryMode::Standard,
+            Self::Adaptive(_) => RetryMode::Adaptive,
         }
     }
 
@@ -58,6 +62,7 @@ impl ConfiguredRetryStrategy {
         match self {
             Self::Legacy(strategy) => strategy.max_attempts(),
             Self::Standard(strategy) => strategy.max_attempts(),
+            Self::Adaptive(strategy) => strategy.max_attempts(),
         }
     }
 }
@@ -67,6 +72,7 @@ impl RetryStrategy for ConfiguredRetryStrategy {
         match self {
             Self::Legacy(strategy) => strategy.acquire_initial_token(),
             Self::Standard(strategy) => strategy.acquire_initial_token(),
+            Self::Adaptive(strategy) => strategy.acquire_initial_token(),
         }
     }
 
@@ -78,6 +84,7 @@ impl RetryStrategy for ConfiguredRetryStrategy {
         match self {
             Self::Legacy(strategy) => strategy.refresh_retry_token(token, failure),
             Self::Standard(strategy) => strategy.refresh_retry_token(token, failure),
+            Self::Adaptive(strategy) => strategy.refresh_retry_token(token, failure),
         }
     }
 
@@ -85,6 +92,7 @@ impl RetryStrategy for ConfiguredRetryStrategy {
         match self {
             Self::Legacy(strategy) => strategy.record_success(token),
             Self::Standard(strategy) => strategy.record_success(token),
+            Self::Adaptive(strategy) => strategy.record_success(token),
         }
     }
 }
@@ -105,6 +113,8 @@ pub enum BuildStrategyError {
 impl ResolvedRetryConfig {
     /// The strategy for the resolved mode, with every other setting at its
     /// default: standard mode with the resolved behaviour and attempts;
+    /// adaptive mode likewise, with a blocking rate limiter on the system
+    /// clock;
     /// legacy mode as botocore's generic preset ([`LegacyPreset::Botocore`])
     /// with the resolved attempts, if any.
     ///
@@ -134,10 +144,11 @@ impl ResolvedRetryConfig {
             RetryMode::Legacy => ConfiguredRetryStrategy::Legacy(
                 self.legacy_builder(LegacyPreset::Botocore).build()?,
             ),
-            // Until the adaptive strategy lands, adaptive mode is served by
-            // the standard strategy it extends.
-            RetryMode::Standard | RetryMode::Adaptive => {
+            RetryMode::Standard => {
                 ConfiguredRetryStrategy::Standard(self.standard_builder().build()?)
+            }
+            RetryMode::Adaptive => {
+                ConfiguredRetryStrategy::Adaptive(self.adaptive_builder()?.build())
             }
         })
     }
@@ -166,6 +177,34 @@ impl ResolvedRetryConfig {
             Some(max_attempts) => builder.max_attempts(max_attempts),
             None => builder,
         }
+    }
+
+    /// An adaptive strategy builder around the standard strategy of
+    /// [`standard_builder`](Self::standard_builder).
+    ///
+    /// # Errors
+    ///
+    /// [`BuildStrategyError`] if `max_attempts` was set to 0 after resolution.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{AcquireMode, RetryConfig, RetryMode};
+    ///
+    /// let none: [(&str, &str); 0] = [];
+    /// let strategy = RetryConfig::new()
+    ///     .mode(RetryMode::Adaptive)
+    ///     .resolve_from(&none, &none)?
+    ///     .adaptive_builder()?
+    ///     .acquire_mode(AcquireMode::FailFast)
+    ///     .build();
+    /// assert_eq!(strategy.max_attempts(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn adaptive_builder(&self) -> Result<AdaptiveRetryStrategyBuilder, BuildStrategyError> {
+        Ok(AdaptiveRetryStrategy::builder(
+            self.standard_builder().build()?,
+        ))
     }
 
     /// A builder for the legacy `preset` with the resolved attempt count, if
