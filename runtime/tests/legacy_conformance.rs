@@ -18,10 +18,11 @@
 //! strategy — for a `raise`, that failure is checked to be the one raised.
 
 mod common;
+use common::checks::Checks;
+use common::vectors::{array, flag as boolean, opt_u32, string, uint};
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use common::load_conformance;
 use rebound_runtime::classify::{ChecksumMismatch, HttpErrorResponse, TransportFailure};
@@ -193,85 +194,12 @@ impl Replay {
 // Bookkeeping: how many times each recorded field was checked.
 // ---------------------------------------------------------------------------
 
-#[derive(Default)]
-struct Checks(BTreeMap<&'static str, usize>);
-
-impl Checks {
-    fn eq<T: PartialEq + std::fmt::Debug>(
-        &mut self,
-        field: &'static str,
-        actual: T,
-        expected: T,
-        at: &str,
-    ) {
-        assert_eq!(actual, expected, "{field} at {at}");
-        *self.0.entry(field).or_default() += 1;
-    }
-
-    fn secs(&mut self, field: &'static str, actual: Option<f64>, expected: &Value, at: &str) {
-        match (actual, expected.as_f64()) {
-            (None, None) => {}
-            (Some(actual), Some(expected)) => assert!(
-                (actual - expected).abs() <= expected.abs() * 1e-9,
-                "{field} at {at}: got {actual} s, recorded {expected} s"
-            ),
-            (actual, _) => panic!("{field} at {at}: got {actual:?}, recorded {expected}"),
-        }
-        *self.0.entry(field).or_default() += 1;
-    }
-
-    fn delay(&mut self, field: &'static str, actual: Option<Duration>, expected: &Value, at: &str) {
-        match (actual, expected.as_f64()) {
-            (None, None) => {}
-            (Some(actual), Some(expected)) => assert!(
-                delay_matches(actual, expected),
-                "{field} at {at}: got {actual:?}, recorded {expected} s"
-            ),
-            (actual, _) => panic!("{field} at {at}: got {actual:?}, recorded {expected}"),
-        }
-        *self.0.entry(field).or_default() += 1;
-    }
-
-    fn count(&self, field: &str) -> usize {
-        self.0.get(field).copied().unwrap_or(0)
-    }
-}
-
 /// Within 1e-9 relative of the recorded seconds, or within 1 ns (a
 /// `Duration` has nanosecond resolution).
-fn delay_matches(actual: Duration, expected: f64) -> bool {
-    let actual_ns = actual.as_nanos() as f64;
-    let expected_ns = expected * 1e9;
-    (actual_ns - expected_ns).abs() <= (expected_ns.abs() * 1e-9).max(1.0)
-}
 
 // ---------------------------------------------------------------------------
 // JSON helpers: panic with the key on a schema surprise.
 // ---------------------------------------------------------------------------
-
-fn array<'a>(value: &'a Value, key: &str) -> &'a Vec<Value> {
-    value[key]
-        .as_array()
-        .unwrap_or_else(|| panic!("{key} is not an array"))
-}
-fn string<'a>(value: &'a Value, key: &str) -> &'a str {
-    value[key]
-        .as_str()
-        .unwrap_or_else(|| panic!("{key} is not a string"))
-}
-fn boolean(value: &Value, key: &str) -> bool {
-    value[key]
-        .as_bool()
-        .unwrap_or_else(|| panic!("{key} is not a bool"))
-}
-fn uint(value: &Value, key: &str) -> u64 {
-    value[key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("{key} is not a whole number: {}", value[key]))
-}
-fn opt_u32(value: &Value, key: &str) -> Option<u32> {
-    (!value[key].is_null()).then(|| u32::try_from(uint(value, key)).unwrap())
-}
 
 // ---------------------------------------------------------------------------
 // Sequences.
@@ -413,7 +341,7 @@ fn sequences_match_botocore_legacy() {
                                     matches!(handler_return, "none" | "raise"),
                                     "handler_return {handler_return} at {at}: no retry"
                                 );
-                                *checks.0.entry("handler_return").or_default() += 1;
+                                checks.counted("handler_return");
                                 if handler_return == "raise" {
                                     // The executor returns what the reference raised.
                                     raises += 1;
@@ -467,8 +395,7 @@ fn sequences_match_botocore_legacy() {
         );
     }
     eprintln!(
-        "{sequences} sequences, {calls} calls, {attempts} attempts ({raises} raise); checks: {:?}",
-        checks.0
+        "{sequences} sequences, {calls} calls, {attempts} attempts ({raises} raise); checks: {checks:?}"
     );
 }
 

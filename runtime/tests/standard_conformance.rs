@@ -13,8 +13,10 @@
 //! within 1e-9 relative of the recorded float, or within 1 ns.
 
 mod common;
+use common::checks::Checks;
+use common::vectors::{array, flag as boolean, opt_u32 as opt_uint, string, uint};
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -108,7 +110,7 @@ impl Fixture {
             .iter()
             .map(|m| {
                 (
-                    string(m, "code"),
+                    string(m, "code").to_owned(),
                     boolean(m, "retryable"),
                     boolean(m, "throttling"),
                 )
@@ -214,38 +216,7 @@ impl Replay {
 // Bookkeeping: how many times each recorded field was checked.
 // ---------------------------------------------------------------------------
 
-#[derive(Default)]
-struct Checks(BTreeMap<&'static str, usize>);
-
 impl Checks {
-    fn eq<T: PartialEq + std::fmt::Debug>(
-        &mut self,
-        field: &'static str,
-        actual: T,
-        expected: T,
-        at: &str,
-    ) {
-        assert_eq!(actual, expected, "{field} at {at}");
-        *self.0.entry(field).or_default() += 1;
-    }
-
-    fn delay(&mut self, field: &'static str, actual: Option<Duration>, expected: &Value, at: &str) {
-        match (actual, expected.as_f64()) {
-            (None, None) => {}
-            (Some(actual), Some(expected)) => assert!(
-                delay_matches(actual, expected),
-                "{field} at {at}: got {actual:?} ({} s), recorded {expected} s",
-                actual.as_secs_f64()
-            ),
-            (actual, _) => panic!("{field} at {at}: got {actual:?}, recorded {expected}"),
-        }
-        *self.0.entry(field).or_default() += 1;
-    }
-
-    fn count(&self, field: &str) -> usize {
-        self.0.get(field).copied().unwrap_or(0)
-    }
-
     /// Checks what the strategy decided for one attempt against the record.
     fn decision(&mut self, decision: &Decision, attempt: &Value, has_long_poll: bool, at: &str) {
         self.eq("retry", decision.retry, boolean(attempt, "retry"), at);
@@ -289,46 +260,9 @@ struct Decision {
     long_poll_sleep: Option<Duration>,
 }
 
-fn delay_matches(actual: Duration, expected: f64) -> bool {
-    let actual_ns = actual.as_nanos() as f64;
-    let expected_ns = expected * 1e9;
-    (actual_ns - expected_ns).abs() <= (expected_ns.abs() * 1e-9).max(1.0)
-}
-
 // ---------------------------------------------------------------------------
 // JSON helpers: panic with the key on a schema surprise.
 // ---------------------------------------------------------------------------
-
-fn array<'a>(value: &'a Value, key: &str) -> &'a Vec<Value> {
-    value[key]
-        .as_array()
-        .unwrap_or_else(|| panic!("{key} is not an array"))
-}
-fn string(value: &Value, key: &str) -> String {
-    value[key]
-        .as_str()
-        .unwrap_or_else(|| panic!("{key} is not a string"))
-        .to_owned()
-}
-fn boolean(value: &Value, key: &str) -> bool {
-    value[key]
-        .as_bool()
-        .unwrap_or_else(|| panic!("{key} is not a bool"))
-}
-fn uint(value: &Value, key: &str) -> u64 {
-    value[key]
-        .as_u64()
-        .or_else(|| {
-            value[key]
-                .as_f64()
-                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
-                .map(|f| f as u64)
-        })
-        .unwrap_or_else(|| panic!("{key} is not a whole number: {}", value[key]))
-}
-fn opt_uint(value: &Value, key: &str) -> Option<u32> {
-    (!value[key].is_null()).then(|| u32::try_from(uint(value, key)).unwrap())
-}
 
 // ---------------------------------------------------------------------------
 // Sequences.
@@ -629,7 +563,7 @@ fn assert_sequences(file: &str, behavior: RetryBehavior) {
     }
     eprintln!(
         "{} sequences, {} calls ({} ending on a response), {} attempts; checks: {:?}",
-        totals.sequences, totals.calls, totals.releases, totals.attempts, checks.0
+        totals.sequences, totals.calls, totals.releases, totals.attempts, checks
     );
 }
 

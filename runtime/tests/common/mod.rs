@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+pub mod checks;
 pub mod vectors;
 
 /// The directory holding the conformance vectors.

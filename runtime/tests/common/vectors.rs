@@ -42,3 +42,29 @@ pub fn assert_close(actual: f64, expected: f64, what: &str) {
         "{what}: got {actual:?}, reference {expected:?}"
     );
 }
+
+/// `v[key]` as a string.
+pub fn string<'a>(v: &'a Value, key: &str) -> &'a str {
+    field(v, key)
+        .as_str()
+        .unwrap_or_else(|| panic!("field {key:?} is not a string in {v}"))
+}
+
+/// `v[key]` as a whole number (a JSON integer, or a float with no fraction).
+pub fn uint(v: &Value, key: &str) -> u64 {
+    let value = field(v, key);
+    value
+        .as_u64()
+        .or_else(|| {
+            value
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                .map(|f| f as u64)
+        })
+        .unwrap_or_else(|| panic!("field {key:?} is not a whole number: {value}"))
+}
+
+/// `v[key]` as a `u32`, `None` when it is null or absent.
+pub fn opt_u32(v: &Value, key: &str) -> Option<u32> {
+    (!v[key].is_null()).then(|| u32::try_from(uint(v, key)).expect("fits in u32"))
+}
