@@ -213,7 +213,7 @@ impl Replay {
 }
 
 // ---------------------------------------------------------------------------
-// Bookkeeping: how many times each recorded field was checked.
+// Checking one attempt's decision.
 // ---------------------------------------------------------------------------
 
 impl Checks {
@@ -259,10 +259,6 @@ struct Decision {
     cost: Option<u32>,
     long_poll_sleep: Option<Duration>,
 }
-
-// ---------------------------------------------------------------------------
-// JSON helpers: panic with the key on a schema surprise.
-// ---------------------------------------------------------------------------
 
 // ---------------------------------------------------------------------------
 // Sequences.
