@@ -308,14 +308,14 @@ fn replay_sequences(file: &Value, behavior: RetryBehavior, checks: &mut Checks) 
         let seed = uint(sequence, "seed");
         let service = string(sequence, "service");
         let operation = string(sequence, "operation");
-        let service_defaults = AwsServiceDefaults::lookup(&service, &operation);
+        let service_defaults = AwsServiceDefaults::lookup(service, operation);
         let quota = Arc::new(RetryQuota::new(
             u32::try_from(uint(sequence, "initial_capacity")).unwrap(),
         ));
         let replay = Arc::new(Replay::default());
         let mut builder = StandardRetryStrategy::builder()
             .behavior(behavior)
-            .aws_service(&service, &operation)
+            .aws_service(service, operation)
             .quota(Arc::clone(&quota))
             .random({
                 let replay = Arc::clone(&replay);
@@ -586,7 +586,7 @@ fn behaviour_2_1_backoff_cases() {
         let random = case["random"].as_f64().unwrap();
         let strategy = StandardRetryStrategy::builder()
             .behavior(RetryBehavior::V2_1)
-            .aws_service(&string(case, "service"), "")
+            .aws_service(string(case, "service"), "")
             .random(move || random)
             .build()
             .unwrap();
