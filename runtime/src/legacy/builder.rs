@@ -130,7 +130,7 @@ impl LegacyRetryStrategyBuilder {
 
     /// The longest retry-after hint the JavaScript presets add to a delay; a
     /// longer one ends the request with
-    /// [`TokenAcquisitionFailed::RetryAfterTooLong`].
+    /// [`TokenAcquisitionFailed::RetryAfterTooLong`](crate::TokenAcquisitionFailed::RetryAfterTooLong).
     ///
     /// # Examples
     ///

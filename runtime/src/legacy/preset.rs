@@ -10,7 +10,7 @@ use super::{
 };
 use crate::classify::{TransportFailure, is_throttling_error_code};
 
-/// Which legacy SDK behaviour a [`LegacyRetryStrategy`] reproduces.
+/// Which legacy SDK behaviour a [`LegacyRetryStrategy`](super::LegacyRetryStrategy) reproduces.
 ///
 /// # Examples
 ///
@@ -63,7 +63,7 @@ impl LegacyPreset {
     }
 
     /// Whether the SDK verifies `x-amz-crc32` on responses: an integration
-    /// then calls [`crc32_matches`] and reports a mismatch as a
+    /// then calls [`crc32_matches`](super::crc32_matches) and reports a mismatch as a
     /// [`ChecksumMismatch`](crate::classify::ChecksumMismatch).
     ///
     /// # Examples
@@ -115,7 +115,7 @@ impl LegacyPreset {
     }
 
     /// Whether the preset retries an error response with this status and
-    /// code (the status/code rules only; see the [module docs](self)).
+    /// code (the status/code rules only; see the [module docs](super)).
     ///
     /// # Examples
     ///
