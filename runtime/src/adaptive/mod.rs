@@ -245,6 +245,10 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
 impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrategy<C> {
     fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
         let token = self.standard.acquire_initial_token()?;
+        if !self.limiter.is_enabled() {
+            // Before the first throttle sends are free: no clock read, no lock.
+            return Ok(token);
+        }
         let delay = token.delay();
         self.with_send_token(token, self.now(), delay, 0)
     }
@@ -256,9 +260,9 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
         let now = self.now();
         let attempts = token.attempt();
-        let throttling = self.standard.classifier().classify(failure).throttling;
-        self.limiter.on_response(now, throttling);
-        let next = self.standard.refresh_retry_token(token, failure)?;
+        let verdict = self.standard.classifier().classify(failure);
+        self.limiter.on_response(now, verdict.throttling);
+        let next = self.standard.refresh_classified(token, failure, verdict)?;
         let (backoff, cost) = (next.delay(), next.quota_cost());
         self.with_send_token(next, now, backoff, attempts)
             .inspect_err(|_| {

@@ -67,7 +67,11 @@ impl<K: Eq + Hash + Clone, C: Clock + Clone> AdaptivePartitions<K, C> {
     #[must_use]
     pub fn strategy(&self, key: &K) -> AdaptiveRetryStrategy<C> {
         let quota: Arc<RetryQuota> = self.quotas.get(key);
-        let limiter = self.limiters.get_or_create(key.clone(), self.base.now());
+        // Clone the key only to create a partition, not to find one.
+        let limiter = self
+            .limiters
+            .get(key)
+            .unwrap_or_else(|| self.limiters.get_or_create(key.clone(), self.base.now()));
         self.base.with_partition(quota, limiter)
     }
 

@@ -229,10 +229,28 @@ impl RetryStrategy for StandardRetryStrategy {
         token: RetryToken,
         failure: &dyn FailureInfo,
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        let verdict = self.settings.classifier.classify(failure);
+        self.refresh_classified(token, failure, verdict)
+    }
+
+    fn record_success(&self, token: RetryToken) {
+        self.refund(token.quota_cost());
+    }
+}
+
+impl StandardRetryStrategy {
+    /// [`refresh_retry_token`](RetryStrategy::refresh_retry_token) with the
+    /// failure already classified, for strategies built on this one (adaptive
+    /// mode needs the verdict too, and classifies once).
+    pub(crate) fn refresh_classified(
+        &self,
+        token: RetryToken,
+        failure: &dyn FailureInfo,
+        verdict: Verdict,
+    ) -> Result<RetryToken, TokenAcquisitionFailed> {
         let settings = &*self.settings;
         let attempts = token.attempt();
         let paid = token.quota_cost();
-        let verdict = settings.classifier.classify(failure);
         if !verdict.retryable {
             return self.give_up(
                 paid,
@@ -271,10 +289,6 @@ impl RetryStrategy for StandardRetryStrategy {
                 self.give_up(paid, failure, why)
             }
         }
-    }
-
-    fn record_success(&self, token: RetryToken) {
-        self.refund(token.quota_cost());
     }
 }
 
