@@ -17,7 +17,7 @@
 //!
 //! The algorithm and every constant follow botocore 1.44.5
 //! (`botocore/retries/adaptive.py`, `throttling.py`, `bucket.py`), which the
-//! conformance vectors in `shared/conformance/{cubic,adaptive}.json` were
+//! conformance vectors in `runtime/tests/conformance/{cubic,adaptive}.json` were
 //! recorded from; the tests replay them to 1e-9.
 //!
 //! ```

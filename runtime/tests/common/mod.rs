@@ -1,8 +1,11 @@
 //! Shared helpers for the runtime's integration tests.
 //!
-//! Conformance vectors live outside the repository, in `../shared/conformance/`
-//! next to the workspace root. Set `REBOUND_CONFORMANCE_DIR` to read them from
-//! elsewhere. A missing file is a test failure, never a skip.
+//! The conformance vectors are committed in `runtime/tests/conformance/` (a
+//! copy of `shared/conformance/`, recorded from botocore; see the README
+//! there for provenance), so a bare clone tests against them. Set
+//! `REBOUND_CONFORMANCE_DIR` to read them from elsewhere (e.g. a newer
+//! recording in `../shared/conformance`). A missing file is a test failure,
+//! never a skip.
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::PathBuf;
@@ -14,7 +17,7 @@ pub mod vectors;
 pub fn conformance_dir() -> PathBuf {
     match std::env::var_os("REBOUND_CONFORMANCE_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance"),
     }
 }
 
