@@ -54,7 +54,7 @@ fn a_client_error_is_returned_at_once_with_why() {
         .unwrap_err();
 
     assert_eq!(err.attempts(), 1);
-    assert!(matches!(err.last_error(), GetItemError::NotFound));
+    assert!(matches!(err.last_error(), Some(GetItemError::NotFound)));
     assert_eq!(
         *err.reason(),
         StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 1 })

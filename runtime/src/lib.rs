@@ -111,5 +111,5 @@ pub use standard::{
     AwsServiceDefaults, RetryBehavior, StandardConfigError, StandardRetryStrategy,
     StandardRetryStrategyBuilder,
 };
-pub use strategy::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};
+pub use strategy::{FailureInfo, RetryStrategy, RetryToken, SendPermit, TokenAcquisitionFailed};
 pub use waiter::{GiveUpReason, PollStatus, WaitError, Waiter, WaiterBuilder, WaiterConfigError};

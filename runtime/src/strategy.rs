@@ -163,6 +163,68 @@ pub trait RetryStrategy: Debug + Send + Sync {
     /// Called after an attempt succeeded, so the strategy can give back what
     /// the request held (the retry quota refund).
     fn record_success(&self, token: RetryToken);
+
+    /// Called right before the attempt `token` is for is sent, after its
+    /// [`delay`](RetryToken::delay) was slept: the moment a client-side rate
+    /// limiter takes its send token (AWS adaptive mode; botocore takes it in
+    /// its before-send hook). [`SendPermit::Granted`]: send now.
+    /// [`SendPermit::Wait`]: not yet; sleep that long and ask again.
+    ///
+    /// Asking only when the attempt is about to be sent means one request's
+    /// backoff or retry-after hint never holds back another request, and
+    /// nothing is taken for an attempt that is never made (the caller gave
+    /// up, the budget ran out).
+    ///
+    /// The default grants every send: only strategies that limit the send
+    /// rate override it.
+    ///
+    /// # Errors
+    ///
+    /// [`TokenAcquisitionFailed::RateLimited`] (or another refusal) when the
+    /// attempt must not be sent at all, e.g. a rate limiter set to fail fast.
+    /// The executor then returns without sending it. The token is spent:
+    /// do not ask again with it.
+    fn acquire_send_permit(&self, token: &RetryToken) -> Result<SendPermit, TokenAcquisitionFailed> {
+        let _ = token;
+        Ok(SendPermit::Granted)
+    }
+}
+
+/// The answer of [`RetryStrategy::acquire_send_permit`]: send the attempt
+/// now, or wait first.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::{RetryStrategy, SendPermit, StandardRetryStrategy};
+///
+/// let strategy = StandardRetryStrategy::builder().build()?;
+/// let token = strategy.acquire_initial_token()?;
+/// // Standard mode does not limit the send rate.
+/// assert_eq!(strategy.acquire_send_permit(&token)?, SendPermit::Granted);
+/// assert_eq!(SendPermit::Wait(Duration::from_millis(20)).wait(), Duration::from_millis(20));
+/// # strategy.record_success(token);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[must_use = "a permit says whether the attempt may be sent now"]
+pub enum SendPermit {
+    /// Send the attempt now: whatever it needed (a send token) is taken.
+    Granted,
+    /// Do not send yet: sleep this long, then ask again. Nothing was taken.
+    Wait(Duration),
+}
+
+impl SendPermit {
+    /// How long to wait before asking again: zero when granted.
+    #[must_use]
+    pub const fn wait(&self) -> Duration {
+        match self {
+            Self::Granted => Duration::ZERO,
+            Self::Wait(wait) => *wait,
+        }
+    }
 }
 
 macro_rules! forward_retry_strategy {
@@ -183,6 +245,13 @@ macro_rules! forward_retry_strategy {
             #[inline]
             fn record_success(&self, token: RetryToken) {
                 S::record_success(self, token)
+            }
+            #[inline]
+            fn acquire_send_permit(
+                &self,
+                token: &RetryToken,
+            ) -> Result<SendPermit, TokenAcquisitionFailed> {
+                S::acquire_send_permit(self, token)
             }
         }
     )+};

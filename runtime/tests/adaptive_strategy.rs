@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::rate_limiter::ClientRateLimiter;
+use rebound_runtime::executor::StopReason;
 use rebound_runtime::{
     AcquireMode, AdaptivePartitions, AdaptiveRetryStrategy, ManualClock, Retry, RetryStrategy,
-    StandardRetryStrategy, TokenAcquisitionFailed,
+    SendPermit, StandardRetryStrategy, TokenAcquisitionFailed,
 };
 
 fn standard() -> StandardRetryStrategy {
@@ -36,17 +37,13 @@ fn unavailable() -> HttpErrorResponse<'static> {
     HttpErrorResponse::new(503)
 }
 
-/// The time a blocking send taken at `at` starts on a limiter replaying the
-/// same events (the reference behaviour the strategy must compose with).
-fn reference_start(limiter: &ClientRateLimiter, at: f64) -> f64 {
-    let now = Cell::new(at);
-    limiter
-        .acquire(
-            || now.get(),
-            |limited| now.set(now.get() + limited.wait_secs()),
-        )
-        .expect("blocking");
-    now.get()
+/// The permit the strategy must give at `at` (limiter time), on a limiter
+/// replaying the same events: the reference behaviour it composes with.
+fn reference_permit(limiter: &ClientRateLimiter, at: f64) -> SendPermit {
+    match limiter.try_acquire(at) {
+        Ok(()) => SendPermit::Granted,
+        Err(limited) => SendPermit::Wait(Duration::from_nanos((limited.wait_secs() * 1e9).ceil() as u64)),
+    }
 }
 
 #[test]
@@ -82,72 +79,103 @@ fn a_throttle_enables_the_limiter_and_the_retry_waits_for_a_send_token() {
     reference.on_response(0.1, true);
     assert!(strategy.rate_limiter().is_enabled());
 
-    // The throttling backoff (0.5 * 1 s) ends at 0.6 s; the send token is
-    // taken then, or later if the limiter makes the retry wait.
-    let start = reference_start(&reference, 0.6);
-    let expected = Duration::from_secs_f64(start - 0.1).max(Duration::from_millis(500));
-    let delay = token.delay();
-    assert!(
-        delay.abs_diff(expected) < Duration::from_micros(1),
-        "{delay:?} vs {expected:?}"
-    );
+    // The retry's token carries only its own backoff (0.5 * 1 s) ...
+    assert_eq!(token.delay(), Duration::from_millis(500));
     assert_eq!(
         strategy.rate_limiter().snapshot(),
         reference.snapshot(),
-        "the strategy took exactly one send token, at the retry's start"
+        "nothing is taken or booked when the retry is granted"
     );
+    // ... and the send token is taken when the retry is about to be sent.
+    clock.advance(token.delay());
+    let mut at = 0.6;
+    for asked in 1.. {
+        assert!(asked <= 3, "a wait ends with the token earned");
+        let permit = strategy.acquire_send_permit(&token).unwrap();
+        assert_eq!(permit, reference_permit(&reference, at));
+        assert_eq!(strategy.rate_limiter().snapshot(), reference.snapshot());
+        match permit {
+            SendPermit::Granted => break,
+            SendPermit::Wait(wait) => {
+                clock.advance(wait);
+                at = clock.elapsed().as_secs_f64();
+            }
+        }
+    }
+    strategy.record_success(token);
 }
 
 #[test]
-fn blocked_first_attempts_are_delayed_and_each_costs_one_send_token() {
+fn waiting_first_attempts_take_nothing_and_each_send_costs_one_token() {
     let (strategy, clock) = adaptive(AcquireMode::Block);
-    let reference = ClientRateLimiter::new(0.0);
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(50));
-    assert!(strategy.refresh_retry_token(token, &throttled()).is_ok());
-    reference.on_response(0.05, true);
-    reference_start(&reference, 0.55); // the retry's reservation
+    let retry = strategy.refresh_retry_token(token, &throttled()).unwrap();
+    drop(retry); // the retry is never sent: nothing of it stays in the limiter
 
-    // Back-to-back first attempts at the same instant queue behind each other.
-    let mut previous = Duration::ZERO;
-    for _ in 0..3 {
-        let token = strategy.acquire_initial_token().unwrap();
-        let start = reference_start(&reference, 0.05);
-        let expected = Duration::from_secs_f64(start - 0.05);
-        assert!(token.delay().abs_diff(expected) < Duration::from_micros(1));
-        assert!(token.delay() > previous, "each waits longer than the last");
-        previous = token.delay();
-    }
-    assert_eq!(strategy.rate_limiter().snapshot(), reference.snapshot());
+    // Three first attempts at the same instant: no token is left, so each is
+    // told to wait the same time, and asking takes nothing.
+    let before = strategy.rate_limiter().snapshot();
+    let tokens: Vec<_> = (0..3)
+        .map(|_| strategy.acquire_initial_token().unwrap())
+        .collect();
+    let waits: Vec<_> = tokens
+        .iter()
+        .map(|token| strategy.acquire_send_permit(token).unwrap())
+        .collect();
+    let SendPermit::Wait(wait) = waits[0] else {
+        panic!("the bucket is empty after a throttle: {waits:?}")
+    };
+    assert!(waits.iter().all(|permit| *permit == SendPermit::Wait(wait)));
+    assert_eq!(
+        strategy.rate_limiter().snapshot().current_capacity,
+        before.current_capacity
+    );
+    // After the wait, one of them gets the token; the others wait again.
+    clock.advance(wait);
+    let granted: Vec<_> = tokens
+        .iter()
+        .map(|token| strategy.acquire_send_permit(token).unwrap())
+        .collect();
+    assert_eq!(granted[0], SendPermit::Granted);
+    assert!(granted[1..].iter().all(|p| matches!(p, SendPermit::Wait(_))));
 }
 
 #[test]
-fn fail_fast_refuses_the_retry_and_refunds_its_quota() {
+fn fail_fast_refuses_the_send_and_the_executor_does_not_make_the_attempt() {
     let (strategy, clock) = adaptive(AcquireMode::FailFast);
-    // Throttle twice in a row, quickly: the bucket is empty for the retry.
+    // A throttle leaves the send bucket empty.
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(1));
-    let outcome = strategy.refresh_retry_token(token, &throttled());
-    match outcome {
+    let retry = strategy.refresh_retry_token(token, &throttled()).unwrap();
+    match strategy.acquire_send_permit(&retry) {
         Err(TokenAcquisitionFailed::RateLimited { attempts, wait }) => {
             assert_eq!(attempts, 1);
             assert!(wait > Duration::ZERO);
-            assert_eq!(strategy.standard().quota().available(), 500, "refunded");
         }
-        Ok(token) => {
-            // The first throttle may leave one token: the next must fail.
-            clock.advance(Duration::from_millis(1));
-            let why = strategy
-                .refresh_retry_token(token, &throttled())
-                .unwrap_err();
-            assert!(
-                matches!(why, TokenAcquisitionFailed::RateLimited { attempts: 2, .. }),
-                "{why:?}"
-            );
-        }
-        Err(other) => panic!("unexpected {other:?}"),
+        other => panic!("expected a fail-fast refusal, got {other:?}"),
     }
     assert!(strategy.try_acquire_send().is_err());
+
+    // Through the executor, a refused request never reaches the service.
+    let executor = Retry::new(&strategy)
+        .sleeper(clock.clone())
+        .clock(clock.clone());
+    let sent = Cell::new(0);
+    let err = executor
+        .run(|_attempt| {
+            sent.set(sent.get() + 1);
+            Ok::<_, HttpErrorResponse<'static>>(())
+        })
+        .unwrap_err();
+    assert_eq!(sent.get(), 0, "a refused attempt is not sent");
+    assert_eq!(err.attempts(), 0);
+    assert!(err.last_error().is_none());
+    assert!(matches!(
+        err.reason(),
+        StopReason::Strategy(TokenAcquisitionFailed::RateLimited { attempts: 0, .. })
+    ));
+    assert!(err.to_string().starts_with("gave up before the first attempt: rate limited"));
 }
 
 #[test]

@@ -107,7 +107,7 @@ fn attempts_are_exhausted_after_three() {
         .unwrap_err();
 
     assert_eq!(err.attempts(), 3);
-    assert_eq!(*err.last_error(), Failure::Unavailable);
+    assert_eq!(err.last_error(), Some(&Failure::Unavailable));
     assert_eq!(
         *err.reason(),
         StopReason::Strategy(TokenAcquisitionFailed::AttemptsExhausted {
@@ -215,7 +215,7 @@ fn the_classifier_closure_decides_retries() {
     .unwrap_err();
 
     assert_eq!(err.attempts(), 3);
-    assert_eq!(*err.last_error(), 403);
+    assert_eq!(err.last_error(), Some(&403));
     assert_eq!(
         *err.reason(),
         StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 3 })

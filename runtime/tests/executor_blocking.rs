@@ -93,7 +93,7 @@ fn a_failure_that_is_not_retryable_stops_after_one_attempt() {
 
     assert_eq!(calls.get(), 1);
     assert_eq!(err.attempts(), 1);
-    assert_eq!(*err.last_error(), Failure::BadRequest);
+    assert_eq!(err.last_error(), Some(&Failure::BadRequest));
     assert_eq!(
         *err.reason(),
         StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 1 })
@@ -336,7 +336,7 @@ fn the_classifier_closure_decides_retries() {
 
     // 503 (a server fault) and 429 (a throttle) retry; 404 (client) stops.
     assert_eq!(err.attempts(), 3);
-    assert_eq!(*err.last_error(), HttpStatus(404));
+    assert_eq!(err.last_error(), Some(&HttpStatus(404)));
     assert_eq!(
         *err.reason(),
         StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 3 })

@@ -73,19 +73,19 @@ fn the_source_is_the_last_failure() {
 fn accessors_and_conversions() {
     let err = exhausted();
     assert_eq!(err.attempts(), 3);
-    assert_eq!(*err.last_error(), Failure::Unavailable);
+    assert_eq!(err.last_error(), Some(&Failure::Unavailable));
     assert!(err.reason().strategy().is_some());
     assert!(!err.reason().is_budget_exhausted());
 
     let mapped = err.clone().map_err(|failure| failure.to_string());
-    assert_eq!(mapped.last_error(), "service unavailable");
+    assert_eq!(mapped.last_error().map(String::as_str), Some("service unavailable"));
     assert_eq!(mapped.attempts(), 3);
 
     let (failure, attempts, reason) = err.clone().into_parts();
-    assert_eq!((failure, attempts), (Failure::Unavailable, 3));
+    assert_eq!((failure, attempts), (Some(Failure::Unavailable), 3));
     assert_eq!(reason, *exhausted().reason());
 
-    assert_eq!(err.into_inner(), Failure::Unavailable);
+    assert_eq!(err.into_inner(), Some(Failure::Unavailable));
 }
 
 #[test]

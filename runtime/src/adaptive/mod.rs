@@ -10,36 +10,48 @@
 //!
 //! Through the Smithy interface:
 //!
-//! - [`acquire_initial_token`](RetryStrategy::acquire_initial_token) takes a
-//!   send token for the first attempt. When none is available the limiter's
-//!   [`AcquireMode`] decides: [`Block`](AcquireMode::Block) (the default)
-//!   reserves the next token and returns a token whose
-//!   [`delay`](RetryToken::delay) is the wait; [`FailFast`](AcquireMode::FailFast)
-//!   returns [`TokenAcquisitionFailed::RateLimited`].
-//! - [`refresh_retry_token`](RetryStrategy::refresh_retry_token) feeds the
-//!   attempt's outcome (throttle or not) to the limiter, asks the standard
-//!   strategy for a retry, then takes the send token for that retry at the
-//!   time its backoff ends; the token's delay covers both waits.
-//! - [`record_success`](RetryStrategy::record_success) feeds the success to
-//!   the limiter and refunds the quota.
+//! - [`acquire_initial_token`](RetryStrategy::acquire_initial_token),
+//!   [`refresh_retry_token`](RetryStrategy::refresh_retry_token) and
+//!   [`record_success`](RetryStrategy::record_success) are the standard
+//!   strategy's (attempts, quota, backoff, retry-after hints); the last two
+//!   also feed each outcome (throttle or not) to the limiter.
+//! - [`acquire_send_permit`](RetryStrategy::acquire_send_permit) takes the
+//!   send token, right before an attempt is sent, after its backoff: at the
+//!   time the attempt is actually made, as botocore's before-send hook does.
+//!   When none is available the limiter's [`AcquireMode`] decides:
+//!   [`Block`](AcquireMode::Block) (the default) answers
+//!   [`SendPermit::Wait`] with the time until the next token, and the
+//!   executor sleeps it and asks again;
+//!   [`FailFast`](AcquireMode::FailFast) answers
+//!   [`TokenAcquisitionFailed::RateLimited`] and the executor does not send
+//!   the attempt.
 //!
-//! A blocked send *reserves* its token: the limiter's clock moves to the end
-//! of the wait and the token is taken then, which is what botocore's blocking
-//! acquire does after sleeping, so every attempt costs exactly one send token.
-//! Concurrent requests queue behind the reservation.
+//! # Why the send token is taken at send time
 //!
-//! The Smithy guide makes the first attempt even when no initial token can be
-//! had, and the [`Retry`](crate::Retry) executor follows it: with `FailFast`,
-//! a refused first attempt is still made, without retries. To shed load before
-//! the first attempt, ask [`try_acquire_send`](AdaptiveRetryStrategy::try_acquire_send)
-//! first.
+//! The limiter measures and bounds the rate at which attempts are *sent*.
+//! Taking the token when the attempt is about to leave means:
+//!
+//! - one request's backoff or retry-after hint delays only that request:
+//!   nothing is reserved in the shared bucket for a retry that starts later;
+//! - nothing is taken for an attempt that is never made (the caller gives
+//!   up, the budget runs out, the token is dropped);
+//! - a request waits only for what the rate it is held to implies: waiting
+//!   callers compete for the tokens as they are earned, the way botocore's
+//!   blocking acquire does.
+//!
+//! The Smithy guide makes the first attempt even when the strategy gives no
+//! initial token: the strategy manages retries, it does not gate access. The
+//! rate limiter does gate sends, through the permit: a first attempt refused
+//! by a fail-fast limiter is not sent, and the executor returns a typed
+//! "rate limited" outcome ([`StopReason::Strategy`](crate::executor::StopReason::Strategy)
+//! with [`TokenAcquisitionFailed::RateLimited`], no attempt made).
 //!
 //! One strategy per throttling scope: see [`AdaptivePartitions`].
 
 mod partitions;
 
-use core::time::Duration;
 use std::fmt;
+use std::time::Duration;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -48,7 +60,7 @@ pub use partitions::AdaptivePartitions;
 use crate::executor::{Clock, SystemClock};
 use crate::rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited};
 use crate::{
-    FailureInfo, RetryQuota, RetryStrategy, RetryToken, StandardRetryStrategy,
+    FailureInfo, RetryQuota, RetryStrategy, RetryToken, SendPermit, StandardRetryStrategy,
     TokenAcquisitionFailed,
 };
 
@@ -63,23 +75,31 @@ use crate::{
 /// ```
 /// use std::time::Duration;
 /// use rebound_runtime::classify::HttpErrorResponse;
-/// use rebound_runtime::{AdaptiveRetryStrategy, ManualClock, RetryStrategy, StandardRetryStrategy};
+/// use rebound_runtime::{
+///     AdaptiveRetryStrategy, ManualClock, RetryStrategy, SendPermit, StandardRetryStrategy,
+/// };
 ///
 /// let clock = ManualClock::new();
 /// let standard = StandardRetryStrategy::builder().random(|| 0.5).build()?;
 /// let strategy = AdaptiveRetryStrategy::builder(standard).clock(clock.clone()).build();
 ///
-/// // Before any throttle, the limiter is off: no wait.
+/// // Before any throttle, the limiter is off: every send is granted.
 /// let token = strategy.acquire_initial_token()?;
-/// assert_eq!(token.delay(), Duration::ZERO);
+/// assert_eq!(strategy.acquire_send_permit(&token)?, SendPermit::Granted);
 ///
-/// // A throttle enables it; the retry waits for the backoff (0.5 * 1 s), and
-/// // for a send token if none is left by then.
+/// // A throttle enables it. The retry's token carries only its own backoff
+/// // (0.5 * 1 s); the send token is taken when the retry is about to be sent.
 /// clock.advance(Duration::from_millis(100));
 /// let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
 /// let token = strategy.refresh_retry_token(token, &throttled)?;
 /// assert!(strategy.rate_limiter().is_enabled());
-/// assert!(token.delay() >= Duration::from_millis(500));
+/// assert_eq!(token.delay(), Duration::from_millis(500));
+///
+/// clock.advance(token.delay());
+/// match strategy.acquire_send_permit(&token)? {
+///     SendPermit::Granted => {}                     // send now
+///     SendPermit::Wait(wait) => clock.advance(wait), // then ask again
+/// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
@@ -187,8 +207,8 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     }
 
     /// Takes a send token now if one is available, without waiting and
-    /// whatever the [`AcquireMode`]: for callers that shed load before the
-    /// first attempt (the Smithy interface always makes it).
+    /// whatever the [`AcquireMode`]: for callers that drive the limiter
+    /// themselves instead of through an executor.
     ///
     /// # Errors
     ///
@@ -204,53 +224,11 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
             .saturating_duration_since(self.epoch)
             .as_secs_f64()
     }
-
-    /// Takes the send token for an attempt that starts at `at` (limiter
-    /// time); with [`AcquireMode::Block`], reserves the next one if none is
-    /// left then. Returns when the attempt may start.
-    fn reserve_send(&self, at: f64) -> Result<f64, RateLimited> {
-        let mut start = Some(at);
-        let mut end = at;
-        // The clock reads `at` once; after each wait the limiter moves its
-        // own time to the end of that wait (a NaN reading says "no news").
-        self.limiter.acquire(
-            || start.take().unwrap_or(f64::NAN),
-            |limited| end = end.max(limited.at() + limited.wait_secs()),
-        )?;
-        Ok(end)
-    }
-
-    /// The token for an attempt that may start `backoff` from `now`, once its
-    /// send token is taken.
-    fn with_send_token(
-        &self,
-        token: RetryToken,
-        now: f64,
-        backoff: Duration,
-        attempts: u32,
-    ) -> Result<RetryToken, TokenAcquisitionFailed> {
-        match self.reserve_send(now + backoff.as_secs_f64()) {
-            Ok(start) => {
-                let wait = Duration::try_from_secs_f64(start - now).unwrap_or(Duration::MAX);
-                Ok(token.with_delay(wait.max(backoff)))
-            }
-            Err(limited) => Err(TokenAcquisitionFailed::RateLimited {
-                attempts,
-                wait: limited.wait(),
-            }),
-        }
-    }
 }
 
 impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrategy<C> {
     fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-        let token = self.standard.acquire_initial_token()?;
-        if !self.limiter.is_enabled() {
-            // Before the first throttle sends are free: no clock read, no lock.
-            return Ok(token);
-        }
-        let delay = token.delay();
-        self.with_send_token(token, self.now(), delay, 0)
+        self.standard.acquire_initial_token()
     }
 
     fn refresh_retry_token(
@@ -258,24 +236,48 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         token: RetryToken,
         failure: &dyn FailureInfo,
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
-        let now = self.now();
-        let attempts = token.attempt();
         let verdict = self.standard.classifier().classify(failure);
-        self.limiter.on_response(now, verdict.throttling);
-        let next = self.standard.refresh_classified(token, failure, verdict)?;
-        let (backoff, cost) = (next.delay(), next.quota_cost());
-        self.with_send_token(next, now, backoff, attempts)
-            .inspect_err(|_| {
-                // The retry will not be made: give back what it paid.
-                if let Some(cost) = cost {
-                    self.standard.quota().release(cost);
-                }
-            })
+        // Every response counts towards the measured rate, before the first
+        // throttle too (it is the rate CUBIC starts from).
+        self.limiter.on_response(self.now(), verdict.throttling);
+        self.standard.refresh_classified(token, failure, verdict)
     }
 
     fn record_success(&self, token: RetryToken) {
         self.limiter.on_response(self.now(), false);
         self.standard.record_success(token);
+    }
+
+    fn acquire_send_permit(&self, token: &RetryToken) -> Result<SendPermit, TokenAcquisitionFailed> {
+        if !self.limiter.is_enabled() {
+            // Before the first throttle sends are free: no clock read, no lock.
+            return Ok(SendPermit::Granted);
+        }
+        match self.limiter.try_acquire(self.now()) {
+            Ok(()) => Ok(SendPermit::Granted),
+            Err(limited) if self.limiter.acquire_mode() == AcquireMode::Block => {
+                Ok(SendPermit::Wait(whole_nanos_above(limited.wait_secs())))
+            }
+            Err(limited) => Err(TokenAcquisitionFailed::RateLimited {
+                attempts: token.retries(),
+                wait: whole_nanos_above(limited.wait_secs()),
+            }),
+        }
+    }
+}
+
+/// `secs` as a `Duration` rounded *up* to whole nanoseconds (at least one):
+/// after sleeping it, the token the limiter asked to wait for has been earned.
+/// Rounding down would leave a sliver of a token missing and a caller asking
+/// again and again for a wait too short to sleep.
+fn whole_nanos_above(secs: f64) -> Duration {
+    let nanos = (secs * 1e9).ceil();
+    if nanos >= u64::MAX as f64 {
+        Duration::MAX
+    } else if nanos >= 1.0 {
+        Duration::from_nanos(nanos as u64)
+    } else {
+        Duration::from_nanos(1)
     }
 }
 

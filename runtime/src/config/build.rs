@@ -9,7 +9,7 @@ use crate::legacy::{
     LegacyConfigError, LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder,
 };
 use crate::{
-    AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryStrategy, RetryToken,
+    AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryStrategy, RetryToken, SendPermit,
     StandardConfigError, StandardRetryStrategy, StandardRetryStrategyBuilder,
     TokenAcquisitionFailed,
 };
@@ -93,6 +93,17 @@ impl RetryStrategy for ConfiguredRetryStrategy {
             Self::Legacy(strategy) => strategy.record_success(token),
             Self::Standard(strategy) => strategy.record_success(token),
             Self::Adaptive(strategy) => strategy.record_success(token),
+        }
+    }
+
+    fn acquire_send_permit(
+        &self,
+        token: &RetryToken,
+    ) -> Result<SendPermit, TokenAcquisitionFailed> {
+        match self {
+            Self::Legacy(strategy) => strategy.acquire_send_permit(token),
+            Self::Standard(strategy) => strategy.acquire_send_permit(token),
+            Self::Adaptive(strategy) => strategy.acquire_send_permit(token),
         }
     }
 }

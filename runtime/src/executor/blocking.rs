@@ -1,7 +1,7 @@
 //! The blocking executor: [`Retry::run`] and [`Retry::run_classified`].
 
 use super::classifier::{ByClosure, Classify, Native};
-use super::request::{Request, Step};
+use super::request::{Action, Request, Step};
 use super::{Clock, Retry, RetryError, Sleeper};
 use crate::{FailureInfo, RetryStrategy};
 
@@ -74,7 +74,7 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock> Retry<S, Sl, C> {
     ///     )
     ///     .unwrap_err();
     /// assert_eq!(err.attempts(), 3);
-    /// assert_eq!(err.last_error().0, 503);
+    /// assert_eq!(err.last_error().map(|status| status.0), Some(503));
     /// assert!(matches!(
     ///     err.reason(),
     ///     StopReason::Strategy(TokenAcquisitionFailed::AttemptsExhausted { .. })
@@ -95,21 +95,29 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock> Retry<S, Sl, C> {
         F: FnMut(u32) -> Result<T, E>,
     {
         let mut request = Request::start(&self.strategy, &self.clock, self.budget);
-        let mut delay = request.first_delay();
+        // The last attempt's failure, returned if the request stops before
+        // the next attempt.
+        let mut last_failure = None;
         loop {
-            if !delay.is_zero() {
-                self.sleeper.sleep(delay);
-            }
-            let attempt = request.attempt();
+            let attempt = match request.next_action() {
+                Action::Sleep(delay) => {
+                    self.sleeper.sleep(delay);
+                    continue;
+                }
+                Action::Send(attempt) => attempt,
+                Action::Stop(reason) => {
+                    return Err(RetryError::stopped(last_failure, request.attempts_made(), reason));
+                }
+            };
             match op(attempt) {
                 Ok(value) => {
                     request.succeeded();
                     return Ok(value);
                 }
                 Err(failure) => match classify.with(&failure, |info| request.failed(info)) {
-                    Step::Retry(next, next_delay) => {
+                    Step::Retry(next) => {
                         request = next;
-                        delay = next_delay;
+                        last_failure = Some(failure);
                     }
                     Step::Stop(sleep, reason) => {
                         if let Some(sleep) = sleep {

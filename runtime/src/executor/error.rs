@@ -26,7 +26,7 @@ use crate::TokenAcquisitionFailed;
 /// };
 /// assert_eq!(
 ///     reason.to_string(),
-///     "the next retry, 2s from now, would not start within the 5s budget (4s spent)"
+///     "the next attempt, 2s from now, would not start within the 5s budget (4s spent)"
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,14 +41,16 @@ pub enum StopReason {
     /// failed), so the one attempt that is always made was made without
     /// retries.
     NoInitialToken(TokenAcquisitionFailed),
-    /// The strategy allowed a retry, but it would not have started within the
-    /// total-time [budget](super::Retry::budget).
+    /// The next attempt (the first one included) would not have started
+    /// within the total-time [budget](super::Retry::budget): a wait before
+    /// it — the initial token's delay, a retry's backoff, or a wait for a
+    /// send permit — would not end in time. It was not slept.
     BudgetExhausted {
-        /// The budget for all attempts and the sleeps between them.
+        /// The budget for all attempts and the waits before them.
         budget: Duration,
-        /// Time spent when the last attempt failed.
+        /// Time spent when the wait was due.
         elapsed: Duration,
-        /// The delay the strategy asked for before the retry.
+        /// The wait that would not end within the budget.
         next_delay: Duration,
     },
 }
@@ -87,7 +89,7 @@ impl fmt::Display for StopReason {
                 next_delay,
             } => write!(
                 f,
-                "the next retry, {next_delay:?} from now, would not start within the \
+                "the next attempt, {next_delay:?} from now, would not start within the \
                  {budget:?} budget ({elapsed:?} spent)"
             ),
         }
@@ -96,6 +98,11 @@ impl fmt::Display for StopReason {
 
 /// The error an executor returns: the last attempt's failure, how many
 /// attempts were made, and why no further one was.
+///
+/// A request can stop before its first attempt — the total-time budget runs
+/// out during the initial wait, or a fail-fast rate limiter refuses the send —
+/// so the failure is an `Option`: `None` exactly when no attempt was made
+/// ([`attempts`](Self::attempts) is 0).
 ///
 /// [`source`](std::error::Error::source) is the last failure, and the
 /// [`Display`](fmt::Display) text names the attempt count and the reason, not
@@ -114,14 +121,14 @@ impl fmt::Display for StopReason {
 ///
 /// assert_eq!(err.to_string(), "gave up after 3 attempts: all 3 allowed attempts were made");
 /// assert_eq!(err.attempts(), 3);
-/// assert_eq!(err.last_error().kind(), std::io::ErrorKind::ConnectionReset);
+/// assert_eq!(err.last_error().unwrap().kind(), std::io::ErrorKind::ConnectionReset);
 /// assert!(err.source().is_some());
-/// let failure: std::io::Error = err.into_inner();
+/// let failure: Option<std::io::Error> = err.into_inner();
 /// # let _ = failure;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryError<E> {
-    last_error: E,
+    last_error: Option<E>,
     attempts: u32,
     reason: StopReason,
 }
@@ -130,19 +137,60 @@ impl<E> RetryError<E> {
     /// An error for `last_error`, the failure of attempt number `attempts`.
     pub const fn new(last_error: E, attempts: u32, reason: StopReason) -> Self {
         Self {
+            last_error: Some(last_error),
+            attempts,
+            reason,
+        }
+    }
+
+    /// A request that stopped before its first attempt: no failure, zero
+    /// attempts.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::executor::{RetryError, StopReason};
+    ///
+    /// let reason = StopReason::BudgetExhausted {
+    ///     budget: Duration::from_secs(30),
+    ///     elapsed: Duration::ZERO,
+    ///     next_delay: Duration::from_secs(59),
+    /// };
+    /// let err = RetryError::<std::io::Error>::before_first_attempt(reason);
+    /// assert_eq!(err.attempts(), 0);
+    /// assert!(err.last_error().is_none());
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "gave up before the first attempt: the next attempt, 59s from now, would not start within the 30s budget (0ns spent)"
+    /// );
+    /// ```
+    pub const fn before_first_attempt(reason: StopReason) -> Self {
+        Self {
+            last_error: None,
+            attempts: 0,
+            reason,
+        }
+    }
+
+    /// The request stopped before attempt `attempts + 1`; `last_error` is
+    /// attempt `attempts`'s failure (`None` when no attempt was made).
+    pub(super) fn stopped(last_error: Option<E>, attempts: u32, reason: StopReason) -> Self {
+        Self {
             last_error,
             attempts,
             reason,
         }
     }
 
-    /// The last attempt's failure.
+    /// The last attempt's failure; `None` when no attempt was made.
     #[must_use]
-    pub const fn last_error(&self) -> &E {
-        &self.last_error
+    pub const fn last_error(&self) -> Option<&E> {
+        self.last_error.as_ref()
     }
 
-    /// How many attempts were made, the first one included.
+    /// How many attempts were made, the first one included (0 when the
+    /// request stopped before its first attempt).
     #[must_use]
     pub const fn attempts(&self) -> u32 {
         self.attempts
@@ -154,13 +202,14 @@ impl<E> RetryError<E> {
         &self.reason
     }
 
-    /// The last attempt's failure, for callers that only propagate it.
-    pub fn into_inner(self) -> E {
+    /// The last attempt's failure, for callers that only propagate it;
+    /// `None` when no attempt was made.
+    pub fn into_inner(self) -> Option<E> {
         self.last_error
     }
 
     /// The last failure, the attempt count and the reason.
-    pub fn into_parts(self) -> (E, u32, StopReason) {
+    pub fn into_parts(self) -> (Option<E>, u32, StopReason) {
         (self.last_error, self.attempts, self.reason)
     }
 
@@ -174,14 +223,14 @@ impl<E> RetryError<E> {
     ///
     /// let why = StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 1 });
     /// let err = RetryError::new(404_u16, 1, why).map_err(|status| format!("HTTP {status}"));
-    /// assert_eq!(err.last_error(), "HTTP 404");
+    /// assert_eq!(err.last_error().map(String::as_str), Some("HTTP 404"));
     /// ```
     pub fn map_err<F, E2>(self, f: F) -> RetryError<E2>
     where
         F: FnOnce(E) -> E2,
     {
         RetryError {
-            last_error: f(self.last_error),
+            last_error: self.last_error.map(f),
             attempts: self.attempts,
             reason: self.reason,
         }
@@ -190,14 +239,18 @@ impl<E> RetryError<E> {
 
 impl<E> fmt::Display for RetryError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let attempts = self.attempts;
-        let noun = if attempts == 1 { "attempt" } else { "attempts" };
-        write!(f, "gave up after {attempts} {noun}: {}", self.reason)
+        match self.attempts {
+            0 => write!(f, "gave up before the first attempt: {}", self.reason),
+            1 => write!(f, "gave up after 1 attempt: {}", self.reason),
+            attempts => write!(f, "gave up after {attempts} attempts: {}", self.reason),
+        }
     }
 }
 
 impl<E: std::error::Error + 'static> std::error::Error for RetryError<E> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.last_error)
+        self.last_error
+            .as_ref()
+            .map(|error| error as &(dyn std::error::Error + 'static))
     }
 }

@@ -11,7 +11,7 @@
 use core::future::Future;
 
 use super::classifier::{ByClosure, Classify, Native};
-use super::request::{Request, Step};
+use super::request::{Action, Request, Step};
 use super::{AsyncSleeper, Clock, Retry, RetryError};
 use crate::{FailureInfo, RetryStrategy};
 
@@ -109,7 +109,7 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock> Retry<S, Sl, C> {
     /// ))
     /// .unwrap_err();
     /// assert_eq!(err.attempts(), 1);
-    /// assert_eq!(*err.last_error(), "invalid input");
+    /// assert_eq!(err.last_error(), Some(&"invalid input"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub async fn run_async_classified<T, E, F, Fut, K, I>(
@@ -136,21 +136,29 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock> Retry<S, Sl, C> {
         Fut: Future<Output = Result<T, E>>,
     {
         let mut request = Request::start(&self.strategy, &self.clock, self.budget);
-        let mut delay = request.first_delay();
+        // The last attempt's failure, returned if the request stops before
+        // the next attempt.
+        let mut last_failure = None;
         loop {
-            if !delay.is_zero() {
-                self.sleeper.sleep(delay).await;
-            }
-            let attempt = request.attempt();
+            let attempt = match request.next_action() {
+                Action::Sleep(delay) => {
+                    self.sleeper.sleep(delay).await;
+                    continue;
+                }
+                Action::Send(attempt) => attempt,
+                Action::Stop(reason) => {
+                    return Err(RetryError::stopped(last_failure, request.attempts_made(), reason));
+                }
+            };
             match op(attempt).await {
                 Ok(value) => {
                     request.succeeded();
                     return Ok(value);
                 }
                 Err(failure) => match classify.with(&failure, |info| request.failed(info)) {
-                    Step::Retry(next, next_delay) => {
+                    Step::Retry(next) => {
                         request = next;
-                        delay = next_delay;
+                        last_failure = Some(failure);
                     }
                     Step::Stop(sleep, reason) => {
                         if let Some(sleep) = sleep {

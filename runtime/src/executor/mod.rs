@@ -1,13 +1,21 @@
 //! Executors: run an operation with a [`RetryStrategy`](crate::RetryStrategy),
 //! blocking ([`Retry::run`]) or async ([`Retry::run_async`]).
 //!
-//! [`Retry`] follows the request loop of the Smithy client guide exactly:
+//! [`Retry`] follows the request loop of the Smithy client guide:
 //!
 //! 1. Ask the strategy for an initial token. If it gives none, make exactly
 //!    one attempt, without retries
-//!    ([`StopReason::NoInitialToken`]).
-//! 2. Sleep the token's delay (a zero delay is not slept), then make the
-//!    attempt. The operation gets the 1-based attempt number.
+//!    ([`StopReason::NoInitialToken`]): the strategy manages retries, it does
+//!    not gate access to the service.
+//! 2. Sleep the token's delay (a zero delay is not slept), then ask the
+//!    strategy for a send permit
+//!    ([`acquire_send_permit`](crate::RetryStrategy::acquire_send_permit)):
+//!    granted, make the attempt; told to wait, sleep that long and ask again;
+//!    refused (a fail-fast rate limiter), stop *without* sending the attempt,
+//!    with [`StopReason::Strategy`] and
+//!    [`RateLimited`](crate::TokenAcquisitionFailed::RateLimited). Only
+//!    adaptive mode's rate limiter ever withholds a permit. The operation gets
+//!    the 1-based attempt number.
 //! 3. On success, hand the token back with `record_success` (the strategy
 //!    refunds its retry quota) and return the value.
 //! 4. On failure, hand the token and the failure to `refresh_retry_token`. A
@@ -15,9 +23,12 @@
 //!    means: sleep its [`delay_before_giving_up`](crate::TokenAcquisitionFailed::delay_before_giving_up)
 //!    if it has one (long-polling operations), then return a [`RetryError`].
 //!
-//! With a total-time [`budget`](Retry::budget), a retry whose delay would
-//! not end before the budget runs out is not slept: the executor returns at
-//! once with [`StopReason::BudgetExhausted`].
+//! With a total-time [`budget`](Retry::budget), every wait before an attempt
+//! — the first one included — must end before the budget runs out; a wait
+//! that would not is not slept: the executor returns at once with
+//! [`StopReason::BudgetExhausted`]. A request can therefore end before its
+//! first attempt ([`RetryError::attempts`] is 0 and
+//! [`RetryError::last_error`] is `None`).
 //!
 //! | item | what it is |
 //! |---|---|
@@ -54,7 +65,7 @@
 //! assert_eq!(clock.elapsed(), Duration::from_millis(500));
 //! assert_eq!(
 //!     err.to_string(),
-//!     "gave up after 2 attempts: the next retry, 1s from now, would not start within the 1s budget (500ms spent)"
+//!     "gave up after 2 attempts: the next attempt, 1s from now, would not start within the 1s budget (500ms spent)"
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -182,18 +193,22 @@ impl<S, Sl, C> Retry<S, Sl, C> {
     }
 
     /// Bounds the time a request may take, from its start (before the
-    /// initial token) until its last attempt starts. A retry is made only
-    /// if it would start before the budget runs out; otherwise the executor
-    /// returns at once, without sleeping, with
-    /// [`StopReason::BudgetExhausted`]. A long-polling give-up sleep is cut
-    /// short at the budget's end. The first attempt is always made, after
-    /// the initial token's delay.
+    /// initial token) until its last attempt starts. Every wait before an
+    /// attempt counts, the first attempt's included: the initial token's
+    /// delay, each retry's backoff and each wait for a send permit. A wait
+    /// that would not end before the budget runs out is not slept: the
+    /// executor returns at once with [`StopReason::BudgetExhausted`] — before
+    /// the first attempt if that is where the wait falls (then
+    /// [`RetryError::attempts`] is 0 and there is no last error). An attempt
+    /// with nothing to wait for is always made. A long-polling give-up sleep
+    /// is cut short at the budget's end.
     ///
     /// The budget does not interrupt an attempt in progress: pair it with a
     /// per-attempt timeout in the operation. A retry the strategy granted but
     /// the budget refused is abandoned, not refunded: the Smithy interface
     /// has no way to hand a granted token back unused, and a request ending
-    /// on a failure gets no refund anyway.
+    /// on a failure gets no refund anyway. Nothing else is held for it: a
+    /// rate limiter's send token is only taken when an attempt is sent.
     ///
     /// # Examples
     ///

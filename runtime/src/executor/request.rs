@@ -1,15 +1,21 @@
 //! The request loop of the Smithy client guide, without the sleeping and the
 //! calling: the blocking and the async executor share it and differ only in
 //! how they wait and how they call the operation.
+//!
+//! The loop asks [`Request::next_action`] what to do — sleep, send the next
+//! attempt, or stop — and reports each attempt's outcome back. Every wait
+//! goes through one place, so the budget bounds all of them alike: the
+//! initial token's delay, each retry's backoff, and each wait for a send
+//! permit.
 
 use core::time::Duration;
 use std::time::Instant;
 
 use super::{Clock, StopReason};
-use crate::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};
+use crate::{FailureInfo, RetryStrategy, RetryToken, SendPermit, TokenAcquisitionFailed};
 
 /// One request in flight: the strategy's token (if it gave one), the attempt
-/// number, and the budget's start.
+/// number, the wait still due before that attempt, and the budget's start.
 pub(super) struct Request<'a, S: ?Sized, C: ?Sized> {
     strategy: &'a S,
     clock: &'a C,
@@ -17,6 +23,8 @@ pub(super) struct Request<'a, S: ?Sized, C: ?Sized> {
     budget: Option<(Instant, Duration)>,
     tracking: Tracking,
     attempt: u32,
+    /// The wait still due before the attempt may be sent.
+    due: Duration,
 }
 
 enum Tracking {
@@ -26,10 +34,21 @@ enum Tracking {
     Untracked(TokenAcquisitionFailed),
 }
 
+/// What the executor does next, before an attempt.
+pub(super) enum Action {
+    /// Sleep this long, then ask again.
+    Sleep(Duration),
+    /// Send attempt number `.0` (1-based) now.
+    Send(u32),
+    /// Do not send the attempt: the request ends, with the attempts made so
+    /// far.
+    Stop(StopReason),
+}
+
 /// What to do after a failed attempt.
 pub(super) enum Step<R> {
-    /// Sleep this long, then make the request's next attempt.
-    Retry(R, Duration),
+    /// Go on with the request: ask [`Request::next_action`] again.
+    Retry(R),
     /// Sleep this long (if any), then return the failure.
     Stop(Option<Duration>, StopReason),
 }
@@ -39,9 +58,12 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
     /// initial token.
     pub(super) fn start(strategy: &'a S, clock: &'a C, budget: Option<Duration>) -> Self {
         let budget = budget.map(|budget| (clock.now(), budget));
-        let tracking = match strategy.acquire_initial_token() {
-            Ok(token) => Tracking::Token(token),
-            Err(why) => Tracking::Untracked(why),
+        let (tracking, due) = match strategy.acquire_initial_token() {
+            Ok(token) => {
+                let due = token.delay();
+                (Tracking::Token(token), due)
+            }
+            Err(why) => (Tracking::Untracked(why), Duration::ZERO),
         };
         Self {
             strategy,
@@ -49,22 +71,44 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
             budget,
             tracking,
             attempt: 1,
+            due,
         }
     }
 
-    /// The delay before the first attempt (the initial token's, usually
-    /// zero). The budget does not apply to it: the first attempt is always
-    /// made.
-    pub(super) fn first_delay(&self) -> Duration {
-        match &self.tracking {
-            Tracking::Token(token) => token.delay(),
-            Tracking::Untracked(_) => Duration::ZERO,
+    /// The next thing to do before the attempt: sleep what is due (if it
+    /// ends within the budget), then take the strategy's send permit.
+    pub(super) fn next_action(&mut self) -> Action {
+        if !self.due.is_zero() {
+            let wait = core::mem::take(&mut self.due);
+            if let Some((elapsed, budget)) = spent(self.clock, self.budget) {
+                // The attempt must start before the deadline.
+                if wait >= budget.saturating_sub(elapsed) {
+                    return Action::Stop(StopReason::BudgetExhausted {
+                        budget,
+                        elapsed,
+                        next_delay: wait,
+                    });
+                }
+            }
+            return Action::Sleep(wait);
+        }
+        let Tracking::Token(token) = &self.tracking else {
+            return Action::Send(self.attempt);
+        };
+        match self.strategy.acquire_send_permit(token) {
+            Ok(SendPermit::Granted) => Action::Send(self.attempt),
+            Ok(SendPermit::Wait(wait)) => {
+                // A zero wait would ask again at once: sleep at least 1 ns.
+                self.due = wait.max(Duration::from_nanos(1));
+                self.next_action()
+            }
+            Err(why) => Action::Stop(StopReason::Strategy(why)),
         }
     }
 
-    /// The 1-based number of the attempt about to be made.
-    pub(super) const fn attempt(&self) -> u32 {
-        self.attempt
+    /// How many attempts were made before the one about to be sent.
+    pub(super) const fn attempts_made(&self) -> u32 {
+        self.attempt - 1
     }
 
     /// The attempt succeeded: give the token back.
@@ -74,8 +118,8 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
         }
     }
 
-    /// The attempt failed with `failure`: refresh the token, and check the
-    /// retry it allows fits in the budget.
+    /// The attempt failed with `failure`: refresh the token; the retry's
+    /// delay becomes due before the next attempt.
     pub(super) fn failed(self, failure: &dyn FailureInfo) -> Step<Self> {
         let Self {
             strategy,
@@ -83,6 +127,7 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
             budget,
             tracking,
             attempt,
+            due: _,
         } = self;
         let token = match tracking {
             Tracking::Token(token) => token,
@@ -91,31 +136,14 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
             }
         };
         match strategy.refresh_retry_token(token, failure) {
-            Ok(next) => {
-                let delay = next.delay();
-                if let Some((elapsed, budget)) = spent(clock, budget) {
-                    // The retry must start before the deadline. Its token is
-                    // dropped: the Smithy interface has no way to cancel a
-                    // granted retry, and a request ending on a failure gets
-                    // no refund anyway.
-                    if delay >= budget.saturating_sub(elapsed) {
-                        let reason = StopReason::BudgetExhausted {
-                            budget,
-                            elapsed,
-                            next_delay: delay,
-                        };
-                        return Step::Stop(None, reason);
-                    }
-                }
-                let next = Self {
-                    strategy,
-                    clock,
-                    budget,
-                    tracking: Tracking::Token(next),
-                    attempt: attempt.saturating_add(1),
-                };
-                Step::Retry(next, delay)
-            }
+            Ok(next) => Step::Retry(Self {
+                strategy,
+                clock,
+                budget,
+                due: next.delay(),
+                tracking: Tracking::Token(next),
+                attempt: attempt.saturating_add(1),
+            }),
             Err(why) => {
                 // Long-polling operations wait before giving up, within the
                 // budget.
