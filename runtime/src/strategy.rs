@@ -184,7 +184,10 @@ pub trait RetryStrategy: Debug + Send + Sync {
     /// attempt must not be sent at all, e.g. a rate limiter set to fail fast.
     /// The executor then returns without sending it. The token is spent:
     /// do not ask again with it.
-    fn acquire_send_permit(&self, token: &RetryToken) -> Result<SendPermit, TokenAcquisitionFailed> {
+    fn acquire_send_permit(
+        &self,
+        token: &RetryToken,
+    ) -> Result<SendPermit, TokenAcquisitionFailed> {
         let _ = token;
         Ok(SendPermit::Granted)
     }

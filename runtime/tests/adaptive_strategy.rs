@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rebound_runtime::classify::HttpErrorResponse;
-use rebound_runtime::rate_limiter::ClientRateLimiter;
 use rebound_runtime::executor::StopReason;
+use rebound_runtime::rate_limiter::ClientRateLimiter;
 use rebound_runtime::{
     AcquireMode, AdaptivePartitions, AdaptiveRetryStrategy, ManualClock, Retry, RetryStrategy,
     SendPermit, StandardRetryStrategy, TokenAcquisitionFailed,
@@ -42,7 +42,9 @@ fn unavailable() -> HttpErrorResponse<'static> {
 fn reference_permit(limiter: &ClientRateLimiter, at: f64) -> SendPermit {
     match limiter.try_acquire(at) {
         Ok(()) => SendPermit::Granted,
-        Err(limited) => SendPermit::Wait(Duration::from_nanos((limited.wait_secs() * 1e9).ceil() as u64)),
+        Err(limited) => SendPermit::Wait(Duration::from_nanos(
+            (limited.wait_secs() * 1e9).ceil() as u64
+        )),
     }
 }
 
@@ -138,7 +140,11 @@ fn waiting_first_attempts_take_nothing_and_each_send_costs_one_token() {
         .map(|token| strategy.acquire_send_permit(token).unwrap())
         .collect();
     assert_eq!(granted[0], SendPermit::Granted);
-    assert!(granted[1..].iter().all(|p| matches!(p, SendPermit::Wait(_))));
+    assert!(
+        granted[1..]
+            .iter()
+            .all(|p| matches!(p, SendPermit::Wait(_)))
+    );
 }
 
 #[test]
@@ -175,7 +181,10 @@ fn fail_fast_refuses_the_send_and_the_executor_does_not_make_the_attempt() {
         err.reason(),
         StopReason::Strategy(TokenAcquisitionFailed::RateLimited { attempts: 0, .. })
     ));
-    assert!(err.to_string().starts_with("gave up before the first attempt: rate limited"));
+    assert!(
+        err.to_string()
+            .starts_with("gave up before the first attempt: rate limited")
+    );
 }
 
 #[test]

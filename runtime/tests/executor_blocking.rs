@@ -303,11 +303,45 @@ fn the_initial_token_delay_is_slept_before_the_first_attempt() {
     let strategy = DelayedStart(ms(250));
 
     let value = retry(&strategy, &sleeps)
-        .budget(ms(100)) // the first attempt is always made
+        .budget(ms(300))
         .run(Ok::<_, Failure>);
 
     assert_eq!(value, Ok(1));
     assert_eq!(sleeps.slept(), [ms(250)]);
+}
+
+#[test]
+fn the_budget_bounds_the_wait_before_the_first_attempt_too() {
+    // Issue #8: a 30 s budget waited 59 s before the first attempt, then
+    // succeeded. The wait is not slept and no attempt is made.
+    let sleeps = Sleeps::new();
+    let strategy = DelayedStart(Duration::from_secs(59));
+    let calls = std::cell::Cell::new(0);
+
+    let err = retry(&strategy, &sleeps)
+        .budget(Duration::from_secs(30))
+        .run(|attempt| {
+            calls.set(calls.get() + 1);
+            Ok::<_, Failure>(attempt)
+        })
+        .unwrap_err();
+
+    assert_eq!(calls.get(), 0);
+    assert!(sleeps.slept().is_empty(), "{:?}", sleeps.slept());
+    assert_eq!(err.attempts(), 0);
+    assert_eq!(err.last_error(), None);
+    assert_eq!(
+        *err.reason(),
+        StopReason::BudgetExhausted {
+            budget: Duration::from_secs(30),
+            elapsed: Duration::ZERO,
+            next_delay: Duration::from_secs(59),
+        }
+    );
+    assert!(
+        err.to_string()
+            .starts_with("gave up before the first attempt")
+    );
 }
 
 /// A foreign error type that implements no retry trait.

@@ -49,7 +49,7 @@ fn display_names_the_attempts_and_the_reason() {
     let err = RetryError::new(Failure::Unavailable, 2, reason);
     assert_eq!(
         err.to_string(),
-        "gave up after 2 attempts: the next retry, 1s from now, would not start within the \
+        "gave up after 2 attempts: the next attempt, 1s from now, would not start within the \
          1.2s budget (500ms spent)"
     );
 }
@@ -78,7 +78,10 @@ fn accessors_and_conversions() {
     assert!(!err.reason().is_budget_exhausted());
 
     let mapped = err.clone().map_err(|failure| failure.to_string());
-    assert_eq!(mapped.last_error().map(String::as_str), Some("service unavailable"));
+    assert_eq!(
+        mapped.last_error().map(String::as_str),
+        Some("service unavailable")
+    );
     assert_eq!(mapped.attempts(), 3);
 
     let (failure, attempts, reason) = err.clone().into_parts();

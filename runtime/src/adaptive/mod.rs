@@ -51,8 +51,8 @@
 mod partitions;
 
 use std::fmt;
-use std::time::Duration;
 use std::sync::Arc;
+use std::time::Duration;
 use std::time::Instant;
 
 pub use partitions::AdaptivePartitions;
@@ -248,7 +248,10 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         self.standard.record_success(token);
     }
 
-    fn acquire_send_permit(&self, token: &RetryToken) -> Result<SendPermit, TokenAcquisitionFailed> {
+    fn acquire_send_permit(
+        &self,
+        token: &RetryToken,
+    ) -> Result<SendPermit, TokenAcquisitionFailed> {
         if !self.limiter.is_enabled() {
             // Before the first throttle sends are free: no clock read, no lock.
             return Ok(SendPermit::Granted);

@@ -9,8 +9,8 @@ use crate::legacy::{
     LegacyConfigError, LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder,
 };
 use crate::{
-    AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryStrategy, RetryToken, SendPermit,
-    StandardConfigError, StandardRetryStrategy, StandardRetryStrategyBuilder,
+    AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryStrategy, RetryToken,
+    SendPermit, StandardConfigError, StandardRetryStrategy, StandardRetryStrategyBuilder,
     TokenAcquisitionFailed,
 };
 

@@ -106,7 +106,11 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock> Retry<S, Sl, C> {
                 }
                 Action::Send(attempt) => attempt,
                 Action::Stop(reason) => {
-                    return Err(RetryError::stopped(last_failure, request.attempts_made(), reason));
+                    return Err(RetryError::stopped(
+                        last_failure,
+                        request.attempts_made(),
+                        reason,
+                    ));
                 }
             };
             match op(attempt) {

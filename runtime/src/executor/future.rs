@@ -147,7 +147,11 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock> Retry<S, Sl, C> {
                 }
                 Action::Send(attempt) => attempt,
                 Action::Stop(reason) => {
-                    return Err(RetryError::stopped(last_failure, request.attempts_made(), reason));
+                    return Err(RetryError::stopped(
+                        last_failure,
+                        request.attempts_made(),
+                        reason,
+                    ));
                 }
             };
             match op(attempt).await {
