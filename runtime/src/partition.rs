@@ -10,7 +10,8 @@
 //! The map itself is an ordinary value: own it, share it with `Arc`, drop it.
 //!
 //! Looking a key up takes a lock, so do it when a client or a scope is set up,
-//! not on every request; the `Arc` it returns is then used lock-free.
+//! not on every request; the `Arc` it returns is then used lock-free. The
+//! state of a new key is built outside the lock (see [`Partitions::get`]).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -54,19 +55,29 @@ impl<K: Eq + Hash, V> Partitions<K, V> {
     }
 
     /// The state of `key`, created on first use.
+    ///
+    /// `make` runs *outside* the map's lock: a slow `make` holds up no other
+    /// lookup, and a `make` that looks up another key of the same map (or
+    /// this one) does not deadlock. When two threads create the same new key
+    /// at once, both run `make`, the first to finish is kept and returned to
+    /// both, and the other value is dropped: keep `make` free of side
+    /// effects that must happen once.
     pub fn get<Q>(&self, key: &Q) -> Arc<V>
     where
         K: std::borrow::Borrow<Q>,
         Q: Eq + Hash + ToOwned<Owned = K> + ?Sized,
     {
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(value) = entries.get(key) {
+        if let Some(value) = self.lock().get(key) {
             return Arc::clone(value);
         }
         let key = key.to_owned();
-        let value = Arc::new((self.make)(&key));
-        entries.insert(key, Arc::clone(&value));
-        value
+        let made = Arc::new((self.make)(&key));
+        Arc::clone(self.lock().entry(key).or_insert(made))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<K, Arc<V>>> {
+        // No map operation can panic half-way, so a poisoned map is intact.
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// How many partitions exist.

@@ -92,11 +92,14 @@ async fn two_hundred_callers_against_fifty_per_second_stay_near_the_admitted_rat
                         Ok(())
                     } else {
                         counts.1 += 1;
-                        Err(rebound_runtime::classify::HttpErrorResponse::new(429).with_code("ThrottlingException"))
+                        Err(rebound_runtime::classify::HttpErrorResponse::new(429)
+                            .with_code("ThrottlingException"))
                     }
                 };
                 let id = caller * 1_000_000 + request;
-                let outcome = world.request(Arc::clone(&exec), id, world.now(), respond).await;
+                let outcome = world
+                    .request(Arc::clone(&exec), id, world.now(), respond)
+                    .await;
                 outcomes.push((id, outcome));
                 request += 1;
             }
@@ -121,6 +124,13 @@ async fn two_hundred_callers_against_fifty_per_second_stay_near_the_admitted_rat
          {sent} attempts throttled ({:.1}%); first-send waits: {report:?}",
         throttled_share * 100.0
     );
-    assert!(goodput >= 0.75 * ADMITTED_PER_SECOND, "goodput {goodput:.1}/s");
-    assert!(throttled_share < 0.10, "{:.1}% throttled", throttled_share * 100.0);
+    assert!(
+        goodput >= 0.75 * ADMITTED_PER_SECOND,
+        "goodput {goodput:.1}/s"
+    );
+    assert!(
+        throttled_share < 0.10,
+        "{:.1}% throttled",
+        throttled_share * 100.0
+    );
 }
