@@ -90,8 +90,8 @@ impl World {
         let fill = lock(&self.fill);
         let before = fill
             .iter()
-            .filter(|(at, _)| *at <= from)
-            .last()
+            .rev()
+            .find(|(at, _)| *at <= from)
             .map(|(_, rate)| *rate);
         fill.iter()
             .filter(|(at, _)| *at >= from && *at <= to)
