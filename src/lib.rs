@@ -56,7 +56,7 @@
 //! | `#[retryable]` | `@retryable` | `retry_safety()` is `Yes` |
 //! | `#[retryable(throttling = true)]` | `@retryable(throttling: true)` | also `is_throttle()` |
 //! | `#[retryable(timeout = true)]` | (none) | also `is_timeout()` |
-//! | `#[retryable(false)]` | (none) | not retryable, overriding an enum default |
+//! | `#[retryable(false)]` | (none) | `retry_safety()` is `No`: never retried, whatever the fault or status; overrides an enum default |
 //! | `#[error_fault(client \| server \| other)]` | `@error` | `fault()`; not retryable: client is `No`, server `Maybe` |
 //! | `#[http_error(NNN)]` | `@httpError` | `http_status()`, 400..=599; sets the fault when none is declared |
 //! | `#[error_code("Code")]` | shape name | `error_code()`; defaults to the variant's (or struct's) name |
@@ -153,8 +153,8 @@
 //! }
 //!
 //! assert_eq!(StorageError::Busy.retry_safety(), RetrySafety::Yes);
-//! // Not retryable, and a server fault: the strategy decides (`Maybe`).
-//! assert_eq!(StorageError::Corrupted.retry_safety(), RetrySafety::Maybe);
+//! // Explicitly not retryable: never retried, even as a server fault.
+//! assert_eq!(StorageError::Corrupted.retry_safety(), RetrySafety::No);
 //! ```
 //!
 //! ## `#[error_fault(...)]` and `#[http_error(NNN)]`

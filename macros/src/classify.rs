@@ -5,6 +5,7 @@
 //! |---|---|---|---|
 //! | `#[retryable(throttling = true)]` | Yes | true | as declared, else from the status |
 //! | `#[retryable]` | Yes | false | as declared, else from the status |
+//! | `#[retryable(false)]` | No | false | as declared, else from the status |
 //! | `#[error_fault(client)]`, not retryable | No | false | Client |
 //! | `#[error_fault(server)]`, not retryable | Maybe | false | Server |
 //! | nothing | Maybe | false | from `#[http_error]` (4xx Client, 5xx Server), else Other |
@@ -64,17 +65,19 @@ impl<'a> Declared<'a> {
     pub(crate) fn classify(&self) -> Classification {
         let declared_fault = self.fault.map(|f| f.value);
         let declared_status = self.status.map(|s| s.value);
-        let (throttle, timeout, retryable) = match self.retryable.map(|r| r.value) {
+        let retryable = self.retryable.map(|r| r.value);
+        let (throttle, timeout) = match retryable {
             Some(Retryable::Yes {
                 throttling,
                 timeout,
-            }) => (throttling, timeout, true),
-            Some(Retryable::No) | None => (false, false, false),
+            }) => (throttling, timeout),
+            Some(Retryable::No) | None => (false, false),
         };
         let safety = match (retryable, declared_fault) {
-            (true, _) => Safety::Yes,
-            (false, Some(Fault::Client)) => Safety::No,
-            (false, Some(Fault::Server | Fault::Other) | None) => Safety::Maybe,
+            (Some(Retryable::Yes { .. }), _) => Safety::Yes,
+            // An explicit "never retry this", whatever its fault or status.
+            (Some(Retryable::No), _) | (None, Some(Fault::Client)) => Safety::No,
+            (None, Some(Fault::Server | Fault::Other) | None) => Safety::Maybe,
         };
         let fault = declared_fault.unwrap_or(match declared_status {
             Some(400..=499) => Fault::Client,
@@ -185,10 +188,14 @@ mod tests {
     }
 
     #[test]
-    fn explicit_not_retryable_falls_back_to_the_fault_rule() {
+    fn explicit_not_retryable_is_never_retried() {
         assert_eq!(
             classify(Some(Retryable::No), Some(Fault::Server), None).safety,
-            Safety::Maybe
+            Safety::No
+        );
+        assert_eq!(
+            classify(Some(Retryable::No), None, Some(503)).safety,
+            Safety::No
         );
         assert_eq!(
             classify(Some(Retryable::No), Some(Fault::Client), None).safety,

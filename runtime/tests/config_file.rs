@@ -298,22 +298,159 @@ fn invalid_values_are_reported_only_for_the_selected_profile() {
 }
 
 #[test]
-fn duplicate_keys_and_profiles_later_wins() {
-    let text = "[profile a]\nmax_attempts = 2\nmax_attempts = 3\n[profile b]\n[profile a]\nretry_mode = legacy\nmax_attempts = 4\n";
-    let fs = files(&[("/h/.aws/config", text)]);
-    let resolved = RetryConfig::new()
-        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "a")], &fs)
-        .unwrap();
-    assert_eq!(resolved.max_attempts, Some(4));
-    assert_eq!(resolved.mode, RetryMode::Legacy);
-    let text =
-        "[profile a]\nretry_mode = legacy\nmax_attempts = 0\n[profile a]\nmax_attempts = 4\n";
-    let fs = files(&[("/h/.aws/config", text)]);
-    let resolved = RetryConfig::new()
-        .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "a")], &fs)
-        .unwrap();
-    assert_eq!(resolved.max_attempts, Some(4));
-    assert_eq!(resolved.mode, RetryMode::Legacy);
+fn duplicate_keys_and_profiles_are_rejected_with_the_line() {
+    // Issue #8: duplicates were merged silently. botocore's reader (strict
+    // configparser) rejects the whole file.
+    for (text, line, what) in [
+        (
+            "[profile a]\nmax_attempts = 2\nmax_attempts = 3\n",
+            3,
+            "key \"max_attempts\" is set a second time",
+        ),
+        (
+            "[profile a]\nretry_mode = legacy\n[profile b]\n[profile a]\nmax_attempts = 4\n",
+            4,
+            "section [profile a] is declared a second time (first on line 1)",
+        ),
+    ] {
+        let fs = files(&[("/h/.aws/config", text)]);
+        // Even when another profile is selected.
+        let err = RetryConfig::new()
+            .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "b")], &fs)
+            .unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("/h/.aws/config"), "{message}");
+        assert!(message.contains(&format!("line {line}:")), "{message}");
+        assert!(message.contains(what), "{message}");
+    }
+}
+
+#[test]
+fn indented_keys_indented_headers_and_cr_only_files_are_read() {
+    // Issue #8: each of these gave the default 3 attempts.
+    for text in [
+        "[default]\n  max_attempts = 4\n",
+        "  [default]\nmax_attempts = 4\n",
+        "[default]\rmax_attempts = 4\r",
+        "[default]\nmax_attempts: 4\n",
+    ] {
+        let fs = files(&[("/h/.aws/config", text)]);
+        let resolved = RetryConfig::new()
+            .resolve_from(&[("HOME", "/h")], &fs)
+            .unwrap();
+        assert_eq!(resolved.max_attempts, Some(4), "{text:?}");
+    }
+}
+
+#[test]
+fn lines_the_format_does_not_accept_are_reported() {
+    for (text, line, what) in [
+        (
+            "max_attempts = 4\n[default]\n",
+            1,
+            "before any section header",
+        ),
+        ("[default]\nmax_attempts 4\n", 2, "expected `key = value`"),
+        ("[default\nmax_attempts = 4\n", 1, "no closing `]`"),
+    ] {
+        let fs = files(&[("/h/.aws/config", text)]);
+        let err = RetryConfig::new()
+            .resolve_from(&[("HOME", "/h")], &fs)
+            .unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("/h/.aws/config, line {line}:")),
+            "{message}"
+        );
+        assert!(message.contains(what), "{message}");
+    }
+}
+
+#[test]
+fn variables_in_aws_config_file_are_expanded() {
+    let fs = files(&[("/cfg/dev/config", "[default]\nmax_attempts = 6\n")]);
+    for path in ["$CFG/dev/config", "${CFG}/$STAGE/config"] {
+        let env = [
+            ("HOME", "/h"),
+            ("CFG", "/cfg"),
+            ("STAGE", "dev"),
+            ("AWS_CONFIG_FILE", path),
+        ];
+        let resolved = RetryConfig::new().resolve_from(&env, &fs).unwrap();
+        assert_eq!(resolved.max_attempts, Some(6), "{path}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_home_and_config_paths_are_used_as_they_are() {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt as _;
+
+    let dir = tempdir("non-utf8");
+    let odd = OsString::from_vec(b"caf\xe9".to_vec());
+    let home = dir.join(&odd);
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    std::fs::write(home.join(".aws/config"), "[default]\nmax_attempts = 7\n").unwrap();
+    let env = [("HOME", home.clone().into_os_string())];
+    let resolved = RetryConfig::new().resolve_from(&env, &OsFiles).unwrap();
+    assert_eq!(resolved.max_attempts, Some(7), "HOME read lossily");
+
+    let env = [
+        ("HOME", OsString::from("/nowhere")),
+        ("AWS_CONFIG_FILE", home.join(".aws/config").into_os_string()),
+    ];
+    let resolved = RetryConfig::new().resolve_from(&env, &OsFiles).unwrap();
+    assert_eq!(
+        resolved.max_attempts,
+        Some(7),
+        "AWS_CONFIG_FILE read lossily"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[cfg(unix)]
+#[test]
+fn only_regular_files_of_bounded_size_are_read() {
+    let dir = tempdir("kinds");
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+    let big = dir.join("big");
+    std::fs::write(&big, "#".repeat(2 * 1024 * 1024)).unwrap();
+    for (path, why) in [
+        (fifo.to_str().unwrap(), "not a regular file (it is a FIFO)"),
+        ("/dev/zero", "not a regular file (it is a character device)"),
+        (
+            dir.to_str().unwrap(),
+            "not a regular file (it is a directory)",
+        ),
+        (big.to_str().unwrap(), "larger than the 1048576-byte limit"),
+    ] {
+        // A FIFO would block forever if opened: refused before opening.
+        let err = RetryConfig::new()
+            .resolve_from(&[("HOME", "/h"), ("AWS_CONFIG_FILE", path)], &OsFiles)
+            .unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains(path) && message.contains(why), "{message}");
+    }
+    // In-memory sources are held to the same cap.
+    let huge = format!("[default]\n{}", "#\n".repeat(600 * 1024));
+    let fs = files(&[("/h/.aws/config", &huge)]);
+    let err = RetryConfig::new()
+        .resolve_from(&[("HOME", "/h")], &fs)
+        .unwrap_err();
+    assert!(err.to_string().contains("limit"), "{err}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// A fresh directory under the system's temporary directory.
+#[cfg(unix)]
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rebound-config-{name}-{}", std::process::id()));
+    std::fs::remove_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 #[test]

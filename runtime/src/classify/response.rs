@@ -199,7 +199,9 @@ impl ErrorInfo for ChecksumMismatch {
 
 /// Parses an `x-amz-retry-after` header: a whole, non-negative number of
 /// milliseconds. Anything else (`"1.5"`, `"-5"`, `"abc"`, too large) is no
-/// hint at all, as in botocore.
+/// hint at all, as in botocore. Only HTTP's optional whitespace (space and
+/// horizontal tab, RFC 9110 `OWS`) around the digits is ignored; other
+/// whitespace, such as a no-break space, makes the value invalid.
 ///
 /// # Examples
 ///
@@ -215,7 +217,7 @@ impl ErrorInfo for ChecksumMismatch {
 /// ```
 #[must_use]
 pub fn parse_x_amz_retry_after(value: &str) -> Option<Duration> {
-    let digits = value.trim();
+    let digits = value.trim_matches([' ', '\t']);
     let digits = digits.strip_prefix('+').unwrap_or(digits);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -237,6 +239,25 @@ mod tests {
         assert_eq!(parse_x_amz_retry_after("+"), None);
         assert_eq!(parse_x_amz_retry_after("1e3"), None);
         assert_eq!(parse_x_amz_retry_after("99999999999999999999999"), None);
+    }
+
+    #[test]
+    fn x_amz_retry_after_trims_only_http_whitespace() {
+        assert_eq!(
+            parse_x_amz_retry_after(" \t5000\t "),
+            Some(Duration::from_millis(5000))
+        );
+        for value in [
+            "\u{a0}5000",
+            "5000\u{2003}",
+            "\u{3000}5",
+            "5\n",
+            "\r5",
+            "\u{b}5",
+            "\u{c}5",
+        ] {
+            assert_eq!(parse_x_amz_retry_after(value), None, "{value:?}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! map instead of touching the process environment.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::hash::BuildHasher;
 
 /// A source of environment variables.
@@ -29,6 +30,14 @@ pub trait Env {
     /// A value that is set but empty is `Some("")`: resolution reports it as
     /// an error rather than treating it as unset.
     fn var(&self, name: &str) -> Option<String>;
+
+    /// The value of the variable `name` as the OS holds it, not necessarily
+    /// UTF-8: how paths (`AWS_CONFIG_FILE`, `HOME`) are read, so a non-UTF-8
+    /// path is used as it is rather than mangled. Defaults to
+    /// [`var`](Self::var).
+    fn var_os(&self, name: &str) -> Option<OsString> {
+        self.var(name).map(OsString::from)
+    }
 }
 
 /// The environment of the current process ([`std::env::var_os`]).
@@ -49,6 +58,10 @@ pub trait Env {
 pub struct ProcessEnv;
 
 impl Env for ProcessEnv {
+    fn var_os(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name)
+    }
+
     fn var(&self, name: &str) -> Option<String> {
         std::env::var_os(name).map(|value| match value.into_string() {
             Ok(value) => value,
@@ -85,9 +98,40 @@ impl<const N: usize> Env for [(&str, &str); N] {
     }
 }
 
+/// `(name, value)` pairs whose values need not be UTF-8 (e.g. a non-UTF-8
+/// `HOME`): [`var`](Env::var) sees a non-UTF-8 value as its lossy
+/// conversion, [`var_os`](Env::var_os) as it is.
+impl Env for [(&str, OsString)] {
+    fn var(&self, name: &str) -> Option<String> {
+        self.var_os(name)
+            .map(|value| value.to_string_lossy().into_owned())
+    }
+
+    fn var_os(&self, name: &str) -> Option<OsString> {
+        self.iter()
+            .rev()
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| value.clone())
+    }
+}
+
+impl<const N: usize> Env for [(&str, OsString); N] {
+    fn var(&self, name: &str) -> Option<String> {
+        self.as_slice().var(name)
+    }
+
+    fn var_os(&self, name: &str) -> Option<OsString> {
+        self.as_slice().var_os(name)
+    }
+}
+
 impl<E: Env + ?Sized> Env for &E {
     fn var(&self, name: &str) -> Option<String> {
         (**self).var(name)
+    }
+
+    fn var_os(&self, name: &str) -> Option<OsString> {
+        (**self).var_os(name)
     }
 }
 

@@ -251,6 +251,19 @@ pub enum ConfigError {
         /// The I/O error.
         source: Arc<io::Error>,
     },
+    /// A line of the shared config file is not in the format: a section or
+    /// key declared twice, a key before any section, a line that is not
+    /// `key = value`. The whole file is rejected, as botocore rejects it,
+    /// whichever profile the line is in.
+    #[error("invalid AWS shared config file {}, line {line}: {problem}", path.display())]
+    ConfigFileSyntax {
+        /// The file, as resolved.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong with it.
+        problem: super::SyntaxError,
+    },
 }
 
 impl ConfigError {
@@ -272,7 +285,7 @@ impl ConfigError {
     pub const fn setting(&self) -> Option<Setting> {
         match self {
             Self::InvalidValue { setting, .. } => Some(*setting),
-            Self::ReadConfigFile { .. } => None,
+            Self::ReadConfigFile { .. } | Self::ConfigFileSyntax { .. } => None,
         }
     }
 
@@ -285,7 +298,7 @@ impl ConfigError {
     pub const fn problem(&self) -> Option<Problem> {
         match self {
             Self::InvalidValue { problem, .. } => Some(*problem),
-            Self::ReadConfigFile { .. } => None,
+            Self::ReadConfigFile { .. } | Self::ConfigFileSyntax { .. } => None,
         }
     }
 
@@ -306,7 +319,7 @@ impl ConfigError {
     pub const fn origin(&self) -> Option<&ConfigSource> {
         match self {
             Self::InvalidValue { origin, .. } => Some(origin),
-            Self::ReadConfigFile { .. } => None,
+            Self::ReadConfigFile { .. } | Self::ConfigFileSyntax { .. } => None,
         }
     }
 }

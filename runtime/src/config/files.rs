@@ -36,7 +36,37 @@ pub trait FileSource {
     fn read(&self, path: &Path) -> io::Result<Option<String>>;
 }
 
-/// The real file system ([`std::fs::read_to_string`]).
+/// The largest shared config file read: 1 MiB. Real files are a few
+/// kilobytes; the cap keeps a mistaken `AWS_CONFIG_FILE` (`/dev/zero`, a huge
+/// log) from reading until memory runs out. It applies to every
+/// [`FileSource`]: a longer text is refused with the path and the reason.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Why [`OsFiles`] refused to read a path (the inner error of the
+/// [`io::Error`] it returns, which [`ConfigError::ReadConfigFile`](super::ConfigError::ReadConfigFile)
+/// reports with the path).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RefusedFile {
+    /// Not a regular file: a directory, a FIFO (reading one can block
+    /// forever), a device such as `/dev/zero`, a socket.
+    #[error("not a regular file (it is {kind})")]
+    NotRegular {
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// Larger than [`MAX_CONFIG_FILE_BYTES`].
+    #[error("larger than the {limit}-byte limit for a config file")]
+    TooLarge {
+        /// The limit, [`MAX_CONFIG_FILE_BYTES`].
+        limit: u64,
+    },
+}
+
+/// The real file system. Reads regular files only, up to
+/// [`MAX_CONFIG_FILE_BYTES`]; anything else is an error naming the reason
+/// ([`RefusedFile`]), checked before the file is opened so a FIFO cannot
+/// block.
 ///
 /// # Examples
 ///
@@ -45,18 +75,81 @@ pub trait FileSource {
 /// use rebound_runtime::config::{FileSource, OsFiles};
 ///
 /// assert_eq!(OsFiles.read(Path::new("/surely/not/here/config")).unwrap(), None);
+/// let err = OsFiles.read(Path::new("/dev/zero")).unwrap_err();
+/// assert!(err.to_string().contains("not a regular file"), "{err}");
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct OsFiles;
 
 impl FileSource for OsFiles {
     fn read(&self, path: &Path) -> io::Result<Option<String>> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Ok(Some(text)),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(err),
+        use std::io::Read as _;
+        let metadata = match std::fs::metadata(path) {
+            Ok(metadata) => metadata,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        check_regular(&metadata)?;
+        let file = std::fs::File::open(path)?;
+        // The path may have been replaced since: check what was opened.
+        check_regular(&file.metadata()?)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_CONFIG_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+            return Err(refused(RefusedFile::TooLarge {
+                limit: MAX_CONFIG_FILE_BYTES,
+            }));
         }
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))
     }
+}
+
+fn check_regular(metadata: &std::fs::Metadata) -> io::Result<()> {
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        if metadata.len() > MAX_CONFIG_FILE_BYTES {
+            return Err(refused(RefusedFile::TooLarge {
+                limit: MAX_CONFIG_FILE_BYTES,
+            }));
+        }
+        return Ok(());
+    }
+    let kind = if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        special_kind(&kind)
+    };
+    Err(refused(RefusedFile::NotRegular { kind }))
+}
+
+#[cfg(unix)]
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> &'static str {
+    "not a file"
+}
+
+fn refused(why: RefusedFile) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, why)
 }
 
 impl<S: BuildHasher> FileSource for HashMap<PathBuf, String, S> {

@@ -53,32 +53,42 @@
 //! Facts from the two references, aws-config (Rust) and botocore (Python's
 //! `configparser`), with the choice made where they differ:
 //!
-//! - Lines end in `\n` or `\r\n`; a leading byte-order mark is ignored.
-//!   Whitespace means spaces and tabs.
+//! - Lines end in `\n`, `\r\n` or a lone `\r` (botocore reads with Python's
+//!   universal newlines); a leading byte-order mark is ignored. Whitespace
+//!   means spaces and tabs.
 //! - A line whose first non-blank character is `#` or `;` is a comment
 //!   (botocore; aws-config only recognises them in column 0).
 //! - `[default]` and `[profile NAME]` are profiles; `NAME` is case-sensitive
 //!   and spaces/tabs around it are ignored. `[profile default]` takes
 //!   precedence over `[default]`, which is then ignored entirely (aws-config).
 //!   Any other section (`[sso-session X]`, `[services X]`, `[plugins]`, a bare
-//!   `[NAME]`, a header without `]`) is skipped with everything in it. A
-//!   header starts in column 0 (aws-config); an indented `[` line is an
-//!   indented line like any other.
-//! - `key = value`: the key is case-insensitive (both references lowercase
-//!   it); spaces and tabs around key and value are removed; a `#` or `;`
-//!   preceded by a space or tab starts an inline comment (aws-config; botocore
-//!   keeps it in the value). Text after a section's `]` is ignored if it is a
-//!   comment.
-//! - A key with an empty value followed by indented lines holds
-//!   sub-properties (`s3 =` then `  max_concurrent_requests = 20`); they
-//!   belong to that key, never to the profile. An indented line after a
-//!   non-empty value continues the value on a new line (so
-//!   `max_attempts = 5` followed by an indented `6` is the invalid `"5\n6"`).
-//! - A key given twice in a profile, or a profile given twice: the later key
-//!   wins, and its line is reported (aws-config; botocore rejects the whole
-//!   file).
-//! - Lines before the first section, and lines without `=`, are skipped
-//!   (aws-config rejects the whole file).
+//!   `[NAME]`, `[profile a b]`) is skipped with everything in it. Headers and
+//!   keys may be indented (botocore).
+//! - `key = value` or `key: value` (at whichever comes first, as in
+//!   botocore): the key is case-insensitive (both references lowercase it);
+//!   spaces and tabs around key and value are removed; a `#` or `;` preceded
+//!   by a space or tab starts an inline comment (aws-config; botocore keeps it
+//!   in the value). Text after a section's `]` is ignored if it is a comment.
+//! - A line indented deeper than the key before it continues that key
+//!   (Python's `configparser`): after an empty value the lines are
+//!   sub-properties (`s3 =` then `  max_concurrent_requests = 20`) and belong
+//!   to that key, never to the profile; after a non-empty value they continue
+//!   it on a new line (so `max_attempts = 5` followed by an indented `6` is
+//!   the invalid `"5\n6"`).
+//! - Rejected, with the file, the line and the reason
+//!   ([`ConfigError::ConfigFileSyntax`], [`SyntaxError`]), whichever profile
+//!   the line is in — the whole file is refused, as botocore refuses it: a
+//!   section declared twice, a key given twice in one section, a key before
+//!   the first section, a header without `]`, a line that is neither a
+//!   header, a comment nor `key = value`.
+//! - The path: `AWS_CONFIG_FILE` gets `$NAME` / `${NAME}` expanded from the
+//!   environment (unknown names stay as written), then a leading `~` (as
+//!   botocore: `expandvars`, then `expanduser`). Paths and `HOME` are read as
+//!   the OS holds them, so non-UTF-8 paths work.
+//! - Only a regular file is read, up to [`MAX_CONFIG_FILE_BYTES`] (1 MiB): a
+//!   directory, a FIFO (which would block), a device such as `/dev/zero`, or
+//!   a larger file is refused with the path and the reason
+//!   ([`ConfigError::ReadConfigFile`] around a [`RefusedFile`]).
 //!
 //! # Examples
 //!
@@ -116,6 +126,8 @@ mod files;
 mod mode;
 mod profile_file;
 
+use std::ffi::{OsStr, OsString};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -123,8 +135,9 @@ pub use behavior::RetryBehavior;
 pub use build::{BuildStrategyError, ConfiguredRetryStrategy};
 pub use env::{Env, ProcessEnv};
 pub use error::{ConfigError, ConfigSource, Problem, Setting};
-pub use files::{FileSource, OsFiles};
+pub use files::{FileSource, MAX_CONFIG_FILE_BYTES, OsFiles, RefusedFile};
 pub use mode::{ParseRetryModeError, RetryMode};
+pub use profile_file::SyntaxError;
 
 use profile_file::ProfileFile;
 
@@ -419,16 +432,26 @@ impl RetryConfig {
         env: &(impl Env + ?Sized),
         files: &(impl FileSource + ?Sized),
     ) -> Result<Option<SelectedProfile>, ConfigError> {
-        let home = non_empty(env, "HOME").or_else(|| non_empty(env, "USERPROFILE"));
-        let path = match (&self.config_file, non_empty(env, AWS_CONFIG_FILE)) {
+        let home = non_empty_os(env, "HOME").or_else(|| non_empty_os(env, "USERPROFILE"));
+        let path = match (&self.config_file, non_empty_os(env, AWS_CONFIG_FILE)) {
             (Some(path), _) => expand_home(path, home.as_deref()),
-            (None, Some(path)) => expand_home(Path::new(&path), home.as_deref()),
+            // As botocore: `$VAR` and `${VAR}` first, then a leading `~`.
+            (None, Some(path)) => expand_home(Path::new(&expand_vars(&path, env)), home.as_deref()),
             (None, None) => match &home {
                 Some(home) => Path::new(home).join(".aws").join("config"),
                 None => return Ok(None),
             },
         };
         let text = match files.read(&path) {
+            Ok(Some(text)) if text.len() as u64 > MAX_CONFIG_FILE_BYTES => {
+                let too_large = RefusedFile::TooLarge {
+                    limit: MAX_CONFIG_FILE_BYTES,
+                };
+                return Err(ConfigError::ReadConfigFile {
+                    path,
+                    source: Arc::new(io::Error::new(io::ErrorKind::InvalidInput, too_large)),
+                });
+            }
             Ok(Some(text)) => text,
             Ok(None) => return Ok(None),
             Err(source) => {
@@ -443,8 +466,14 @@ impl RetryConfig {
             .clone()
             .or_else(|| non_empty(env, AWS_PROFILE))
             .unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
+        let file =
+            ProfileFile::parse(&text).map_err(|(line, problem)| ConfigError::ConfigFileSyntax {
+                path: path.clone(),
+                line,
+                problem,
+            })?;
         Ok(Some(SelectedProfile {
-            file: ProfileFile::parse(&text),
+            file,
             path,
             profile,
         }))
@@ -632,8 +661,68 @@ fn non_empty(env: &(impl Env + ?Sized), name: &str) -> Option<String> {
     env.var(name).filter(|value| !value.is_empty())
 }
 
+fn non_empty_os(env: &(impl Env + ?Sized), name: &str) -> Option<OsString> {
+    env.var_os(name).filter(|value| !value.is_empty())
+}
+
+/// Expands `$NAME` and `${NAME}` (`NAME` of ASCII letters, digits and `_`)
+/// from `env`, leaving unknown variables and anything else as written:
+/// Python's `os.path.expandvars`, which botocore applies to
+/// `AWS_CONFIG_FILE`. Works on the OS bytes, so non-UTF-8 paths and values
+/// pass through unchanged (on non-Unix systems only UTF-8 paths expand).
+fn expand_vars(path: &OsStr, env: &(impl Env + ?Sized)) -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
+        OsString::from_vec(expand_var_bytes(path.as_bytes(), |name| {
+            let name = std::str::from_utf8(name).ok()?;
+            env.var_os(name).map(OsString::into_vec)
+        }))
+    }
+    #[cfg(not(unix))]
+    {
+        match path.to_str() {
+            Some(text) => {
+                let bytes = expand_var_bytes(text.as_bytes(), |name| {
+                    let name = std::str::from_utf8(name).ok()?;
+                    env.var(name).map(String::into_bytes)
+                });
+                OsString::from(String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned()))
+            }
+            None => path.to_owned(),
+        }
+    }
+}
+
+/// The byte-level core of [`expand_vars`].
+fn expand_var_bytes(path: &[u8], lookup: impl Fn(&[u8]) -> Option<Vec<u8>>) -> Vec<u8> {
+    let is_name = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    let mut out = Vec::with_capacity(path.len());
+    let mut i = 0;
+    while i < path.len() {
+        if path[i] == b'$' {
+            let braced = path.get(i + 1) == Some(&b'{');
+            let start = i + 1 + usize::from(braced);
+            let len = path[start..].iter().take_while(|b| is_name(b)).count();
+            let end = start + len;
+            let closed = !braced || path.get(end) == Some(&b'}');
+            if len > 0 && closed {
+                let after = end + usize::from(braced);
+                if let Some(value) = lookup(&path[start..end]) {
+                    out.extend_from_slice(&value);
+                    i = after;
+                    continue;
+                }
+            }
+        }
+        out.push(path[i]);
+        i += 1;
+    }
+    out
+}
+
 /// Replaces a leading `~` (alone, or before a separator) with `home`.
-fn expand_home(path: &Path, home: Option<&str>) -> PathBuf {
+fn expand_home(path: &Path, home: Option<&OsStr>) -> PathBuf {
     let Some(home) = home else {
         return path.to_path_buf();
     };
@@ -646,6 +735,20 @@ fn expand_home(path: &Path, home: Option<&str>) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expand_vars_like_python() {
+        let env = [("A", "/x"), ("B_2", "y"), ("EMPTY", "")];
+        let expand = |path: &str| expand_vars(OsStr::new(path), &env);
+        assert_eq!(expand("$A/c"), "/x/c");
+        assert_eq!(expand("${A}/${B_2}"), "/x/y");
+        assert_eq!(expand("$A$B_2"), "/xy");
+        assert_eq!(expand("$UNKNOWN/c"), "$UNKNOWN/c");
+        assert_eq!(expand("${A"), "${A");
+        assert_eq!(expand("$"), "$");
+        assert_eq!(expand("a$-b"), "a$-b");
+        assert_eq!(expand("$EMPTY/c"), "/c");
+    }
 
     #[test]
     fn max_attempts_syntax() {
@@ -679,7 +782,7 @@ mod tests {
 
     #[test]
     fn tilde_expansion() {
-        let home = Some("/h");
+        let home = Some(OsStr::new("/h"));
         assert_eq!(expand_home(Path::new("~/c"), home), PathBuf::from("/h/c"));
         assert_eq!(expand_home(Path::new("~"), home), PathBuf::from("/h"));
         assert_eq!(expand_home(Path::new("~x/c"), home), PathBuf::from("~x/c"));
