@@ -197,6 +197,13 @@ fn parse_retryable(meta: &Meta) -> darling::Result<Retryable> {
         .with_span(&nv.eq_token)),
         Meta::List(list) => {
             let items = NestedMeta::parse_meta_list(list.tokens.clone())?;
+            if items.is_empty() {
+                return Err(darling::Error::custom(
+                    "empty parentheses: write `#[retryable]`, or name a key, \
+                     e.g. `#[retryable(throttling = true)]`",
+                )
+                .with_span(&list.delimiter.span().join()));
+            }
             match items.as_slice() {
                 [NestedMeta::Lit(Lit::Bool(flag))] => Ok(if flag.value {
                     default_yes
@@ -254,6 +261,14 @@ fn parse_http_status(meta: &Meta) -> darling::Result<(u16, Span)> {
         "expected an HTTP error status, an integer literal from 400 to 599, \
          e.g. `#[http_error(429)]`",
     )?;
+    let written = lit.to_string();
+    if !written.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(darling::Error::custom(format!(
+            "write the status as plain decimal digits, e.g. `#[http_error(429)]`, \
+             not `{written}` (no suffix, underscore or other base)"
+        ))
+        .with_span(&lit));
+    }
     let status = lit
         .base10_parse::<u16>()
         .ok()
@@ -273,8 +288,22 @@ fn parse_error_code(meta: &Meta) -> darling::Result<LitStr> {
         meta,
         "expected an error code string, e.g. `#[error_code(\"ThrottlingException\")]`",
     )?;
-    if code.value().trim().is_empty() {
+    let value = code.value();
+    if value.trim().is_empty() {
         return Err(darling::Error::custom("an error code cannot be empty").with_span(&code));
+    }
+    if value.trim() != value {
+        return Err(darling::Error::custom(
+            "an error code cannot start or end with whitespace: it is compared exactly \
+             with the code the service sends",
+        )
+        .with_span(&code));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(darling::Error::custom(
+            "an error code cannot hold control characters (NUL, a newline, a tab, ...)",
+        )
+        .with_span(&code));
     }
     Ok(code)
 }
@@ -288,6 +317,11 @@ fn parse_word(meta: &Meta, name: &str) -> darling::Result<()> {
 
 fn parse_retry_info(attr: &Attribute, parsed: &mut Attrs, errors: &mut Accumulator) {
     let Some(args) = errors.handle(match &attr.meta {
+        Meta::List(list) if list.tokens.is_empty() => Err(darling::Error::custom(
+            "empty `#[retry_info()]`: write `#[retry_info(transparent)]` or \
+             `#[retry_info(crate = \"path\")]`, or remove the attribute",
+        )
+        .with_span(&list.delimiter.span().join())),
         Meta::List(_) => RetryInfoArgs::from_meta(&attr.meta),
         _ => Err(darling::Error::custom(
             "expected `#[retry_info(transparent)]` or `#[retry_info(crate = \"path\")]`",

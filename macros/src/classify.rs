@@ -217,7 +217,7 @@ mod tests {
         let c = Declared::merge(&own, Some(&defaults)).classify();
         assert_eq!(
             (c.safety, c.fault, c.status),
-            (Safety::Maybe, Fault::Server, Some(500))
+            (Safety::No, Fault::Server, Some(500))
         );
         let c = Declared::merge(&Attrs::default(), Some(&defaults)).classify();
         assert_eq!(c.safety, Safety::Yes);

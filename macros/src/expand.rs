@@ -51,7 +51,7 @@ fn default_crate() -> Path {
 /// What one variant answers.
 enum Answer<'a> {
     /// Every method delegates to this field.
-    Transparent(&'a Member),
+    Transparent(&'a Member, &'a syn::Type),
     /// Constant answers; the retry-after hint is read from a field, if any.
     Static(Static<'a>),
 }
@@ -60,13 +60,16 @@ enum Answer<'a> {
 struct Static<'a> {
     class: Classification,
     code: String,
-    hint: Option<&'a Member>,
+    /// The hint field and its type (named in the generated read, so that a
+    /// type error is reported at the field's type).
+    hint: Option<(&'a Member, &'a syn::Type)>,
 }
 
 impl<'a> Answer<'a> {
     fn of(input: &Input<'_>, variant: &'a Variant<'_>) -> Self {
         if input.is_transparent(variant) {
-            return Answer::Transparent(&variant.fields[0].member);
+            let field = &variant.fields[0];
+            return Answer::Transparent(&field.member, field.ty);
         }
         let own = input.own_attrs(variant);
         let defaults = match input.shape {
@@ -81,7 +84,7 @@ impl<'a> Answer<'a> {
             .fields
             .iter()
             .find(|f| f.attrs.retry_after.is_some())
-            .map(|f| &f.member);
+            .map(|f| (&f.member, f.ty));
         Answer::Static(Static {
             class: Declared::merge(own, defaults).classify(),
             code,
@@ -93,8 +96,10 @@ impl<'a> Answer<'a> {
     /// method of a transparent variant, the hint only for `retry_after`.
     fn field(&self, reads_hint: bool) -> Option<&'a Member> {
         match *self {
-            Answer::Transparent(member) => Some(member),
-            Answer::Static(Static { hint, .. }) => hint.filter(|_| reads_hint),
+            Answer::Transparent(member, _) => Some(member),
+            Answer::Static(Static { hint, .. }) => {
+                hint.map(|(member, _)| member).filter(|_| reads_hint)
+            }
         }
     }
 }
@@ -114,7 +119,9 @@ fn expand(input: &Input<'_>) -> TokenStream {
         let reads_hint = name == "retry_after";
         let name = syn::Ident::new(name, Span::call_site());
         let value = |answer: &Answer<'_>, field: &TokenStream| match answer {
-            Answer::Transparent(_) => quote!(#delegate::#name(#field)),
+            // At the field's type: a wrapped error without the trait is
+            // reported there, not at the derive.
+            Answer::Transparent(_, ty) => quote!(<#ty as #delegate>::#name(#field)),
             Answer::Static(answer) => body(answer, field),
         };
         let block = match &input.shape {
@@ -168,7 +175,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
             "retry_after",
             &retry_info,
             &|a, field| match a.hint {
-                Some(_) => quote!(#krate::__private::retry_after(#field)),
+                Some((_, ty)) => quote!(<#ty as #krate::RetryAfterValue>::to_retry_after(#field)),
                 None => quote!(::core::option::Option::None),
             },
         ),
@@ -207,7 +214,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
     // trait's default (`None`) is already the answer.
     let transport_failure = answers
         .iter()
-        .any(|(_, answer)| matches!(answer, Answer::Transparent(_)))
+        .any(|(_, answer)| matches!(answer, Answer::Transparent(..)))
         .then(|| {
             method(
                 quote!(::core::option::Option<#krate::classify::TransportFailure>),
@@ -250,7 +257,7 @@ fn where_clause(
         .collect();
     let mut clause = input.generics.where_clause.clone();
     for (variant, answer) in answers {
-        if !matches!(answer, Answer::Transparent(_)) {
+        if !matches!(answer, Answer::Transparent(..)) {
             continue;
         }
         let ty = variant.fields[0].ty;

@@ -86,6 +86,10 @@ pub mod waiter;
 #[path = "private.rs"]
 pub mod __private;
 
+/// The types a `#[retry_after]` field may have (`Duration`, whole seconds,
+/// or an `Option` of one): named in the compiler's message when a field's
+/// type is not one of them.
+pub use __private::RetryAfterValue;
 pub use adaptive::{AdaptivePartitions, AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
 pub use backoff::{
     Backoff, RandomSource, RetryAfterExceedsCeiling, RetryAfterPolicy, SeededRandom, ThreadRandom,

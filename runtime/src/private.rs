@@ -8,14 +8,19 @@ use core::time::Duration;
 /// The rule, documented on the derive: a [`Duration`] is the hint itself; an
 /// integer is a number of whole seconds, and a negative integer means "no
 /// hint" (models use `-1` as "absent"); `Option::None` means "no hint".
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[retry_after]` field",
+    label = "not a retry-after value",
+    note = "`#[retry_after]` takes `std::time::Duration`, whole seconds as `u16`, `u32`, `u64`, `i16`, `i32` or `i64`, or an `Option` of one of these"
+)]
 pub trait RetryAfterValue {
     /// The hint this field's value stands for.
-    fn to_retry_after(&self) -> Option<Duration>;
+    fn to_self.to_retry_after() -> Option<Duration>;
 }
 
 impl RetryAfterValue for Duration {
     #[inline]
-    fn to_retry_after(&self) -> Option<Duration> {
+    fn to_self.to_retry_after() -> Option<Duration> {
         Some(*self)
     }
 }
@@ -24,7 +29,7 @@ macro_rules! unsigned_seconds {
     ($($int:ty),+) => {$(
         impl RetryAfterValue for $int {
             #[inline]
-            fn to_retry_after(&self) -> Option<Duration> {
+            fn to_self.to_retry_after() -> Option<Duration> {
                 Some(Duration::from_secs(u64::from(*self)))
             }
         }
@@ -35,7 +40,7 @@ macro_rules! signed_seconds {
     ($($int:ty),+) => {$(
         impl RetryAfterValue for $int {
             #[inline]
-            fn to_retry_after(&self) -> Option<Duration> {
+            fn to_self.to_retry_after() -> Option<Duration> {
                 u64::try_from(*self).ok().map(Duration::from_secs)
             }
         }
@@ -47,15 +52,9 @@ signed_seconds!(i16, i32, i64);
 
 impl<T: RetryAfterValue> RetryAfterValue for Option<T> {
     #[inline]
-    fn to_retry_after(&self) -> Option<Duration> {
+    fn to_self.to_retry_after() -> Option<Duration> {
         self.as_ref().and_then(T::to_retry_after)
     }
-}
-
-/// Reads a `#[retry_after]` field (called by generated code).
-#[inline]
-pub fn retry_after<T: RetryAfterValue + ?Sized>(field: &T) -> Option<Duration> {
-    field.to_retry_after()
 }
 
 #[cfg(test)]
@@ -64,14 +63,14 @@ mod tests {
 
     #[test]
     fn integers_are_whole_seconds_and_negative_means_none() {
-        assert_eq!(retry_after(&5_u64), Some(Duration::from_secs(5)));
-        assert_eq!(retry_after(&0_i32), Some(Duration::ZERO));
-        assert_eq!(retry_after(&-1_i32), None);
-        assert_eq!(retry_after(&Some(-7_i64)), None);
-        assert_eq!(retry_after(&Some(3_i32)), Some(Duration::from_secs(3)));
-        assert_eq!(retry_after(&None::<u64>), None);
+        assert_eq!(5_u64.to_retry_after(), Some(Duration::from_secs(5)));
+        assert_eq!(0_i32.to_retry_after(), Some(Duration::ZERO));
+        assert_eq!(-1_i32.to_retry_after(), None);
+        assert_eq!(Some(-7_i64.to_retry_after()), None);
+        assert_eq!(Some(3_i32.to_retry_after()), Some(Duration::from_secs(3)));
+        assert_eq!(None::<u64>.to_retry_after(), None);
         let d = Duration::from_millis(1500);
-        assert_eq!(retry_after(&d), Some(d));
-        assert_eq!(retry_after(&Some(d)), Some(d));
+        assert_eq!(d.to_retry_after(), Some(d));
+        assert_eq!(Some(d.to_retry_after()), Some(d));
     }
 }

@@ -1,0 +1,14 @@
+use rebound::RetryInfo;
+
+/// An alias hides the type from the derive's syntactic check: the compiler's
+/// trait check must still point at the field.
+type Seconds = String;
+
+#[derive(Debug, RetryInfo)]
+#[retryable(throttling = true)]
+struct SlowDown {
+    #[retry_after]
+    retry_after: Seconds,
+}
+
+fn main() {}

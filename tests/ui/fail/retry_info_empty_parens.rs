@@ -1,0 +1,8 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[retry_info()]
+#[retryable]
+struct Busy;
+
+fn main() {}
