@@ -15,12 +15,12 @@ use core::time::Duration;
 )]
 pub trait RetryAfterValue {
     /// The hint this field's value stands for.
-    fn to_self.to_retry_after() -> Option<Duration>;
+    fn to_retry_after(&self) -> Option<Duration>;
 }
 
 impl RetryAfterValue for Duration {
     #[inline]
-    fn to_self.to_retry_after() -> Option<Duration> {
+    fn to_retry_after(&self) -> Option<Duration> {
         Some(*self)
     }
 }
@@ -29,7 +29,7 @@ macro_rules! unsigned_seconds {
     ($($int:ty),+) => {$(
         impl RetryAfterValue for $int {
             #[inline]
-            fn to_self.to_retry_after() -> Option<Duration> {
+            fn to_retry_after(&self) -> Option<Duration> {
                 Some(Duration::from_secs(u64::from(*self)))
             }
         }
@@ -40,7 +40,7 @@ macro_rules! signed_seconds {
     ($($int:ty),+) => {$(
         impl RetryAfterValue for $int {
             #[inline]
-            fn to_self.to_retry_after() -> Option<Duration> {
+            fn to_retry_after(&self) -> Option<Duration> {
                 u64::try_from(*self).ok().map(Duration::from_secs)
             }
         }
@@ -52,7 +52,7 @@ signed_seconds!(i16, i32, i64);
 
 impl<T: RetryAfterValue> RetryAfterValue for Option<T> {
     #[inline]
-    fn to_self.to_retry_after() -> Option<Duration> {
+    fn to_retry_after(&self) -> Option<Duration> {
         self.as_ref().and_then(T::to_retry_after)
     }
 }
@@ -65,12 +65,12 @@ mod tests {
     fn integers_are_whole_seconds_and_negative_means_none() {
         assert_eq!(5_u64.to_retry_after(), Some(Duration::from_secs(5)));
         assert_eq!(0_i32.to_retry_after(), Some(Duration::ZERO));
-        assert_eq!(-1_i32.to_retry_after(), None);
-        assert_eq!(Some(-7_i64.to_retry_after()), None);
-        assert_eq!(Some(3_i32.to_retry_after()), Some(Duration::from_secs(3)));
+        assert_eq!((-1_i32).to_retry_after(), None);
+        assert_eq!(Some(-7_i64).to_retry_after(), None);
+        assert_eq!(Some(3_i32).to_retry_after(), Some(Duration::from_secs(3)));
         assert_eq!(None::<u64>.to_retry_after(), None);
         let d = Duration::from_millis(1500);
         assert_eq!(d.to_retry_after(), Some(d));
-        assert_eq!(Some(d.to_retry_after()), Some(d));
+        assert_eq!(Some(d).to_retry_after(), Some(d));
     }
 }
