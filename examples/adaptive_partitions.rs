@@ -13,7 +13,7 @@ use std::time::Duration;
 use rebound::classify::HttpErrorResponse;
 use rebound::{
     AdaptivePartitions, AdaptiveRetryStrategy, ManualClock, RetryStrategy, RetryToken,
-    SeededRandom, StandardRetryStrategy,
+    SeededRandom, SendPermit, StandardRetryStrategy,
 };
 
 /// The service side of one table: it accepts `rate` requests per second
@@ -69,7 +69,7 @@ const RUN: Duration = Duration::from_secs(20);
 impl<S: RetryStrategy> Flow<S> {
     fn step(&mut self, clock: &ManualClock) {
         let Some(token) = self.pending.take() else {
-            // A new request: its first attempt may have to wait for a send token.
+            // A new request.
             match self.strategy.acquire_initial_token() {
                 Ok(token) => {
                     self.next_at += token.delay();
@@ -79,6 +79,19 @@ impl<S: RetryStrategy> Flow<S> {
             }
             return;
         };
+        // About to send: the rate limiter may ask to wait for a send token.
+        match self.strategy.acquire_send_permit(&token) {
+            Ok(SendPermit::Granted) => {}
+            Ok(SendPermit::Wait(wait)) => {
+                self.next_at += wait;
+                self.pending = Some(token);
+                return;
+            }
+            Err(_) => {
+                self.failed += 1;
+                return;
+            }
+        }
         clock.advance(LATENCY);
         self.next_at += LATENCY;
         match self.table.handle(clock.elapsed().as_secs_f64()) {

@@ -40,6 +40,12 @@
 //! let result = loop {
 //!     let attempt = token.as_ref().map_or(1, |t| t.attempt());
 //!     slept += token.as_ref().map_or(Duration::ZERO, |t| t.delay()); // an executor sleeps here
+//!     if let Some(token) = &token {
+//!         // Right before sending: a rate-limiting strategy may ask to wait.
+//!         while let rebound_runtime::SendPermit::Wait(wait) = strategy.acquire_send_permit(token)? {
+//!             slept += wait;
+//!         }
+//!     }
 //!     match call(attempt) {
 //!         Ok(value) => {
 //!             if let Some(token) = token {
@@ -61,7 +67,7 @@
 //! };
 //! assert_eq!(result.unwrap(), "done");
 //! assert!(slept <= Duration::from_secs(3)); // two jittered retries: at most 1 s + 2 s
-//! # Ok::<(), rebound_runtime::StandardConfigError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use core::time::Duration;
@@ -94,7 +100,9 @@ impl<T: RetryInfo + ErrorInfo + ?Sized> FailureInfo for T {}
 /// and when a failed request is attempted again.
 ///
 /// An executor calls [`acquire_initial_token`](Self::acquire_initial_token)
-/// once per request, sleeps [`RetryToken::delay`], makes the attempt, then
+/// once per request, sleeps [`RetryToken::delay`], asks
+/// [`acquire_send_permit`](Self::acquire_send_permit) (sleeping and asking
+/// again while told to wait), makes the attempt, then
 /// hands the token back: to [`refresh_retry_token`](Self::refresh_retry_token)
 /// with the failure, which returns the token for the next attempt, or to
 /// [`record_success`](Self::record_success). When a token cannot be
