@@ -251,6 +251,15 @@ pub enum ConfigError {
         /// The I/O error.
         source: Arc<io::Error>,
     },
+    /// An environment variable that must be text (`AWS_PROFILE`) holds bytes
+    /// that are not valid Unicode.
+    #[error("environment variable {variable} is not valid Unicode: {value:?}")]
+    NotUnicode {
+        /// The variable.
+        variable: &'static str,
+        /// Its value, as the OS holds it.
+        value: std::ffi::OsString,
+    },
     /// A line of the shared config file is not in the format: a section or
     /// key declared twice, a key before any section, a line that is not
     /// `key = value`. The whole file is rejected, as botocore rejects it,
@@ -285,7 +294,9 @@ impl ConfigError {
     pub const fn setting(&self) -> Option<Setting> {
         match self {
             Self::InvalidValue { setting, .. } => Some(*setting),
-            Self::ReadConfigFile { .. } | Self::ConfigFileSyntax { .. } => None,
+            Self::ReadConfigFile { .. }
+            | Self::ConfigFileSyntax { .. }
+            | Self::NotUnicode { .. } => None,
         }
     }
 
@@ -298,7 +309,9 @@ impl ConfigError {
     pub const fn problem(&self) -> Option<Problem> {
         match self {
             Self::InvalidValue { problem, .. } => Some(*problem),
-            Self::ReadConfigFile { .. } | Self::ConfigFileSyntax { .. } => None,
+            Self::ReadConfigFile { .. }
+            | Self::ConfigFileSyntax { .. }
+            | Self::NotUnicode { .. } => None,
         }
     }
 
@@ -319,7 +332,9 @@ impl ConfigError {
     pub const fn origin(&self) -> Option<&ConfigSource> {
         match self {
             Self::InvalidValue { origin, .. } => Some(origin),
-            Self::ReadConfigFile { .. } | Self::ConfigFileSyntax { .. } => None,
+            Self::ReadConfigFile { .. }
+            | Self::ConfigFileSyntax { .. }
+            | Self::NotUnicode { .. } => None,
         }
     }
 }

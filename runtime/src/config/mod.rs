@@ -461,10 +461,23 @@ impl RetryConfig {
                 });
             }
         };
+        let from_env = match non_empty_os(env, AWS_PROFILE).map(OsString::into_string) {
+            None => None,
+            Some(Ok(name)) => Some(name),
+            // A profile name that is not Unicode cannot name a profile of the
+            // (UTF-8) file: say so rather than silently use the default.
+            Some(Err(value)) if self.profile.is_none() => {
+                return Err(ConfigError::NotUnicode {
+                    variable: AWS_PROFILE,
+                    value,
+                });
+            }
+            Some(Err(_)) => None,
+        };
         let profile = self
             .profile
             .clone()
-            .or_else(|| non_empty(env, AWS_PROFILE))
+            .or(from_env)
             .unwrap_or_else(|| DEFAULT_PROFILE.to_owned());
         let file =
             ProfileFile::parse(&text).map_err(|(line, problem)| ConfigError::ConfigFileSyntax {
@@ -657,10 +670,6 @@ fn parse_max_attempts(value: &str) -> Result<u32, Problem> {
 }
 
 /// The variable's value, unless it is unset or empty.
-fn non_empty(env: &(impl Env + ?Sized), name: &str) -> Option<String> {
-    env.var(name).filter(|value| !value.is_empty())
-}
-
 fn non_empty_os(env: &(impl Env + ?Sized), name: &str) -> Option<OsString> {
     env.var_os(name).filter(|value| !value.is_empty())
 }
