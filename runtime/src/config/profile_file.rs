@@ -130,13 +130,13 @@ impl ProfileFile {
                 continue;
             }
             let indent = line.len() - line.trim_start_matches(WHITESPACE).len();
-            if let (Some(section), Some(open)) = (&cursor.section, &cursor.open_key) {
-                if indent > open.indent {
-                    if !open.sub_properties {
-                        file.continue_value(section, &open.name, content);
-                    }
-                    continue;
+            if let (Some(section), Some(open)) = (&cursor.section, &cursor.open_key)
+                && indent > open.indent
+            {
+                if !open.sub_properties {
+                    file.continue_value(section, &open.name, content);
                 }
+                continue;
             }
             if content.starts_with('[') {
                 let Some(name) = header_name(content) else {
