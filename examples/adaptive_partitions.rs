@@ -68,7 +68,7 @@ const RUN: Duration = Duration::from_secs(20);
 
 impl<S: RetryStrategy> Flow<S> {
     fn step(&mut self, clock: &ManualClock) {
-        let Some(token) = self.pending.take() else {
+        let Some(mut token) = self.pending.take() else {
             // A new request.
             match self.strategy.acquire_initial_token() {
                 Ok(token) => {
@@ -80,7 +80,7 @@ impl<S: RetryStrategy> Flow<S> {
             return;
         };
         // About to send: the rate limiter may ask to wait for a send token.
-        match self.strategy.acquire_send_permit(&token) {
+        match self.strategy.acquire_send_permit(&mut token) {
             Ok(SendPermit::Granted) => {}
             Ok(SendPermit::Wait(wait)) => {
                 self.next_at += wait;

@@ -40,7 +40,7 @@
 //! let result = loop {
 //!     let attempt = token.as_ref().map_or(1, |t| t.attempt());
 //!     slept += token.as_ref().map_or(Duration::ZERO, |t| t.delay()); // an executor sleeps here
-//!     if let Some(token) = &token {
+//!     if let Some(token) = &mut token {
 //!         // Right before sending: a rate-limiting strategy may ask to wait.
 //!         while let rebound_runtime::SendPermit::Wait(wait) = strategy.acquire_send_permit(token)? {
 //!             slept += wait;
@@ -176,7 +176,9 @@ pub trait RetryStrategy: Debug + Send + Sync {
     /// [`delay`](RetryToken::delay) was slept: the moment a client-side rate
     /// limiter takes its send token (AWS adaptive mode; botocore takes it in
     /// its before-send hook). [`SendPermit::Granted`]: send now.
-    /// [`SendPermit::Wait`]: not yet; sleep that long and ask again.
+    /// [`SendPermit::Wait`]: not yet; sleep that long and ask again with the
+    /// same token (it holds the attempt's place in line, so callers waiting
+    /// for a rate limiter are served in the order they asked).
     ///
     /// Asking only when the attempt is about to be sent means one request's
     /// backoff or retry-after hint never holds back another request, and
@@ -194,7 +196,7 @@ pub trait RetryStrategy: Debug + Send + Sync {
     /// do not ask again with it.
     fn acquire_send_permit(
         &self,
-        token: &RetryToken,
+        token: &mut RetryToken,
     ) -> Result<SendPermit, TokenAcquisitionFailed> {
         let _ = token;
         Ok(SendPermit::Granted)
@@ -211,9 +213,9 @@ pub trait RetryStrategy: Debug + Send + Sync {
 /// use rebound_runtime::{RetryStrategy, SendPermit, StandardRetryStrategy};
 ///
 /// let strategy = StandardRetryStrategy::builder().build()?;
-/// let token = strategy.acquire_initial_token()?;
+/// let mut token = strategy.acquire_initial_token()?;
 /// // Standard mode does not limit the send rate.
-/// assert_eq!(strategy.acquire_send_permit(&token)?, SendPermit::Granted);
+/// assert_eq!(strategy.acquire_send_permit(&mut token)?, SendPermit::Granted);
 /// assert_eq!(SendPermit::Wait(Duration::from_millis(20)).wait(), Duration::from_millis(20));
 /// # strategy.record_success(token);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -260,7 +262,7 @@ macro_rules! forward_retry_strategy {
             #[inline]
             fn acquire_send_permit(
                 &self,
-                token: &RetryToken,
+                token: &mut RetryToken,
             ) -> Result<SendPermit, TokenAcquisitionFailed> {
                 S::acquire_send_permit(self, token)
             }
@@ -308,6 +310,9 @@ pub struct RetryToken {
     attempt: u32,
     delay: Duration,
     quota_cost: Option<u32>,
+    /// The attempt's place in a rate limiter's line while it waits for a
+    /// send token (see [`RetryStrategy::acquire_send_permit`]).
+    send_ticket: Option<u64>,
 }
 
 impl RetryToken {
@@ -317,6 +322,7 @@ impl RetryToken {
             attempt: 1,
             delay: Duration::ZERO,
             quota_cost: None,
+            send_ticket: None,
         }
     }
 
@@ -332,6 +338,7 @@ impl RetryToken {
                 Some(cost) => Some(cost),
                 None => self.quota_cost,
             },
+            send_ticket: None,
         }
     }
 
@@ -350,6 +357,12 @@ impl RetryToken {
     /// ```
     pub const fn with_delay(self, delay: Duration) -> Self {
         Self { delay, ..self }
+    }
+
+    /// The attempt's place in a rate limiter's line, kept between the asks
+    /// of [`RetryStrategy::acquire_send_permit`].
+    pub(crate) const fn send_ticket_mut(&mut self) -> &mut Option<u64> {
+        &mut self.send_ticket
     }
 
     /// The 1-based number of the attempt this token is for.

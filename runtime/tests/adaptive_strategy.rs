@@ -42,8 +42,9 @@ fn unavailable() -> HttpErrorResponse<'static> {
 fn reference_permit(limiter: &ClientRateLimiter, at: f64) -> SendPermit {
     match limiter.try_acquire(at) {
         Ok(()) => SendPermit::Granted,
+        // A waiting caller asks again after at most 0.25 s.
         Err(limited) => SendPermit::Wait(Duration::from_nanos(
-            (limited.wait_secs() * 1e9).ceil() as u64
+            (limited.wait_secs().min(0.25) * 1e9).ceil() as u64,
         )),
     }
 }
@@ -77,7 +78,7 @@ fn a_throttle_enables_the_limiter_and_the_retry_waits_for_a_send_token() {
 
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(100));
-    let token = strategy.refresh_retry_token(token, &throttled()).unwrap();
+    let mut token = strategy.refresh_retry_token(token, &throttled()).unwrap();
     reference.on_response(0.1, true);
     assert!(strategy.rate_limiter().is_enabled());
 
@@ -92,8 +93,8 @@ fn a_throttle_enables_the_limiter_and_the_retry_waits_for_a_send_token() {
     clock.advance(token.delay());
     let mut at = 0.6;
     for asked in 1.. {
-        assert!(asked <= 3, "a wait ends with the token earned");
-        let permit = strategy.acquire_send_permit(&token).unwrap();
+        assert!(asked <= 20, "the token is earned after the waits");
+        let permit = strategy.acquire_send_permit(&mut token).unwrap();
         assert_eq!(permit, reference_permit(&reference, at));
         assert_eq!(strategy.rate_limiter().snapshot(), reference.snapshot());
         match permit {
@@ -108,43 +109,47 @@ fn a_throttle_enables_the_limiter_and_the_retry_waits_for_a_send_token() {
 }
 
 #[test]
-fn waiting_first_attempts_take_nothing_and_each_send_costs_one_token() {
+fn callers_waiting_for_the_rate_are_served_in_order_and_take_nothing_while_waiting() {
     let (strategy, clock) = adaptive(AcquireMode::Block);
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(50));
     let retry = strategy.refresh_retry_token(token, &throttled()).unwrap();
     drop(retry); // the retry is never sent: nothing of it stays in the limiter
 
-    // Three first attempts at the same instant: no token is left, so each is
-    // told to wait the same time, and asking takes nothing.
+    // Three first attempts at the same instant, in order: no token is left.
     let before = strategy.rate_limiter().snapshot();
-    let tokens: Vec<_> = (0..3)
+    let mut tokens: Vec<_> = (0..3)
         .map(|_| strategy.acquire_initial_token().unwrap())
         .collect();
-    let waits: Vec<_> = tokens
-        .iter()
-        .map(|token| strategy.acquire_send_permit(token).unwrap())
-        .collect();
-    let SendPermit::Wait(wait) = waits[0] else {
-        panic!("the bucket is empty after a throttle: {waits:?}")
-    };
-    assert!(waits.iter().all(|permit| *permit == SendPermit::Wait(wait)));
+    for token in &mut tokens {
+        let permit = strategy.acquire_send_permit(token).unwrap();
+        assert!(matches!(permit, SendPermit::Wait(_)), "{permit:?}");
+    }
     assert_eq!(
         strategy.rate_limiter().snapshot().current_capacity,
-        before.current_capacity
+        before.current_capacity,
+        "waiting takes nothing"
     );
-    // After the wait, one of them gets the token; the others wait again.
-    clock.advance(wait);
-    let granted: Vec<_> = tokens
-        .iter()
-        .map(|token| strategy.acquire_send_permit(token).unwrap())
-        .collect();
-    assert_eq!(granted[0], SendPermit::Granted);
-    assert!(
-        granted[1..]
-            .iter()
-            .all(|p| matches!(p, SendPermit::Wait(_)))
-    );
+    // They come back when told, the later ones asking first; they are served
+    // in the order they first asked.
+    let mut served = Vec::new();
+    for _ in 0..100 {
+        let mut next = Duration::MAX;
+        for (index, token) in tokens.iter_mut().enumerate().rev() {
+            if served.contains(&index) {
+                continue;
+            }
+            match strategy.acquire_send_permit(token).unwrap() {
+                SendPermit::Granted => served.push(index),
+                SendPermit::Wait(wait) => next = next.min(wait),
+            }
+        }
+        if served.len() == tokens.len() {
+            break;
+        }
+        clock.advance(next);
+    }
+    assert_eq!(served, [0, 1, 2]);
 }
 
 #[test]
@@ -153,8 +158,8 @@ fn fail_fast_refuses_the_send_and_the_executor_does_not_make_the_attempt() {
     // A throttle leaves the send bucket empty.
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(1));
-    let retry = strategy.refresh_retry_token(token, &throttled()).unwrap();
-    match strategy.acquire_send_permit(&retry) {
+    let mut retry = strategy.refresh_retry_token(token, &throttled()).unwrap();
+    match strategy.acquire_send_permit(&mut retry) {
         Err(TokenAcquisitionFailed::RateLimited { attempts, wait }) => {
             assert_eq!(attempts, 1);
             assert!(wait > Duration::ZERO);
@@ -185,6 +190,31 @@ fn fail_fast_refuses_the_send_and_the_executor_does_not_make_the_attempt() {
         err.to_string()
             .starts_with("gave up before the first attempt: rate limited")
     );
+}
+
+#[test]
+fn a_refused_fail_fast_caller_takes_no_place_in_line() {
+    // Fail fast: a refused caller does not wait, so it takes no place in
+    // line. When the next token is earned, the next caller gets it.
+    let (strategy, clock) = adaptive(AcquireMode::FailFast);
+    let token = strategy.acquire_initial_token().unwrap();
+    clock.advance(Duration::from_millis(1));
+    let mut retry = strategy.refresh_retry_token(token, &throttled()).unwrap();
+    let Err(TokenAcquisitionFailed::RateLimited { wait, .. }) =
+        strategy.acquire_send_permit(&mut retry)
+    else {
+        panic!("the bucket is empty after a throttle");
+    };
+    drop(retry);
+    clock.advance(wait);
+    let mut next = strategy.acquire_initial_token().unwrap();
+    assert_eq!(
+        strategy.acquire_send_permit(&mut next).unwrap(),
+        SendPermit::Granted,
+        "the refused caller is not ahead of it"
+    );
+    // (A blocking caller reported without its permit leaves the line too:
+    // `adaptive::tests`, which can see the line.)
 }
 
 #[test]

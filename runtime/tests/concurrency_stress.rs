@@ -5,8 +5,8 @@
 //! - the retry quota never leaves `0..=capacity`, and is full again after a
 //!   final run of successes;
 //! - a retry's delay is only its own backoff (never a wait booked by another
-//!   request), and a send permit's wait is at most one token at the lowest
-//!   fill rate (0.5/s), whatever the other threads do.
+//!   request), and a send permit's wait is at most the limiter's 0.25 s
+//!   recheck interval, whatever the other threads do.
 
 use std::sync::Arc;
 use std::thread;
@@ -74,7 +74,7 @@ fn hammer<S: RetryStrategy + 'static>(
                     let mut token = strategy.acquire_initial_token().expect("initial token");
                     loop {
                         let before = now();
-                        let permit = strategy.acquire_send_permit(&token).expect("blocking");
+                        let permit = strategy.acquire_send_permit(&mut token).expect("blocking");
                         // How far other threads moved the shared clock meanwhile.
                         on_permit(permit, now().saturating_sub(before));
                         ops += 1;
@@ -158,11 +158,12 @@ fn a_shared_adaptive_strategy_keeps_quota_and_waits_in_bounds() {
         },
         move || read.elapsed(),
         move |permit, moved| {
-            // One token at the lowest fill rate (0.5/s) is 2 s (rounding up
-            // to whole nanoseconds adds at most 1 ns), plus however far other
-            // threads moved the shared clock between this thread's reading
-            // and the limiter's lock (a stale reading counts as behind).
-            let bound = Duration::from_nanos(2_000_000_001) + moved;
+            // A waiting caller is told to ask again after at most 0.25 s
+            // (rounding up to whole nanoseconds adds at most 1 ns), plus
+            // however far other threads moved the shared clock between this
+            // thread's reading and the limiter's lock (a stale reading
+            // counts as behind).
+            let bound = Duration::from_nanos(250_000_001) + moved;
             assert!(permit.wait() <= bound, "{permit:?} > {bound:?}");
             // Time passes for everyone: virtual, shared, advanced by waits.
             advance.advance(permit.wait() / 64 + Duration::from_micros(50));

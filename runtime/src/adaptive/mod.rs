@@ -20,8 +20,8 @@
 //!   time the attempt is actually made, as botocore's before-send hook does.
 //!   When none is available the limiter's [`AcquireMode`] decides:
 //!   [`Block`](AcquireMode::Block) (the default) answers
-//!   [`SendPermit::Wait`] with the time until the next token, and the
-//!   executor sleeps it and asks again;
+//!   [`SendPermit::Wait`], and the executor sleeps it and asks again with
+//!   the same token;
 //!   [`FailFast`](AcquireMode::FailFast) answers
 //!   [`TokenAcquisitionFailed::RateLimited`] and the executor does not send
 //!   the attempt.
@@ -35,9 +35,14 @@
 //!   nothing is reserved in the shared bucket for a retry that starts later;
 //! - nothing is taken for an attempt that is never made (the caller gives
 //!   up, the budget runs out, the token is dropped);
-//! - a request waits only for what the rate it is held to implies: waiting
-//!   callers compete for the tokens as they are earned, the way botocore's
-//!   blocking acquire does.
+//! - a request waits only for what the rate it is held to implies: callers
+//!   waiting for the rate stand in line (each attempt's token keeps its
+//!   place) and are served in the order they asked, and each is told to come
+//!   back when its turn is due, or after 0.25 s if that is sooner, so a rate
+//!   that recovers is noticed at once
+//!   ([`ClientRateLimiter::try_acquire_in_turn`]). Nothing is reserved for a
+//!   caller while it waits; one that gives up loses its place shortly after
+//!   it was due.
 //!
 //! The Smithy guide makes the first attempt even when the strategy gives no
 //! initial token: the strategy manages retries, it does not gate access. The
@@ -84,19 +89,19 @@ use crate::{
 /// let strategy = AdaptiveRetryStrategy::builder(standard).clock(clock.clone()).build();
 ///
 /// // Before any throttle, the limiter is off: every send is granted.
-/// let token = strategy.acquire_initial_token()?;
-/// assert_eq!(strategy.acquire_send_permit(&token)?, SendPermit::Granted);
+/// let mut token = strategy.acquire_initial_token()?;
+/// assert_eq!(strategy.acquire_send_permit(&mut token)?, SendPermit::Granted);
 ///
 /// // A throttle enables it. The retry's token carries only its own backoff
 /// // (0.5 * 1 s); the send token is taken when the retry is about to be sent.
 /// clock.advance(Duration::from_millis(100));
 /// let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
-/// let token = strategy.refresh_retry_token(token, &throttled)?;
+/// let mut token = strategy.refresh_retry_token(token, &throttled)?;
 /// assert!(strategy.rate_limiter().is_enabled());
 /// assert_eq!(token.delay(), Duration::from_millis(500));
 ///
 /// clock.advance(token.delay());
-/// match strategy.acquire_send_permit(&token)? {
+/// match strategy.acquire_send_permit(&mut token)? {
 ///     SendPermit::Granted => {}                     // send now
 ///     SendPermit::Wait(wait) => clock.advance(wait), // then ask again
 /// }
@@ -233,9 +238,12 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
 
     fn refresh_retry_token(
         &self,
-        token: RetryToken,
+        mut token: RetryToken,
         failure: &dyn FailureInfo,
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        // An attempt reported while still in the send line was sent without
+        // its permit: it waits no more.
+        self.limiter.leave_line(token.send_ticket_mut());
         let verdict = self.standard.classifier().classify(failure);
         // Every response counts towards the measured rate, before the first
         // throttle too (it is the rate CUBIC starts from).
@@ -243,28 +251,39 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         self.standard.refresh_classified(token, failure, verdict)
     }
 
-    fn record_success(&self, token: RetryToken) {
+    fn record_success(&self, mut token: RetryToken) {
+        self.limiter.leave_line(token.send_ticket_mut());
         self.limiter.on_response(self.now(), false);
         self.standard.record_success(token);
     }
 
     fn acquire_send_permit(
         &self,
-        token: &RetryToken,
+        token: &mut RetryToken,
     ) -> Result<SendPermit, TokenAcquisitionFailed> {
         if !self.limiter.is_enabled() {
             // Before the first throttle sends are free: no clock read, no lock.
             return Ok(SendPermit::Granted);
         }
-        match self.limiter.try_acquire(self.now()) {
+        let now = self.now();
+        if self.limiter.acquire_mode() == AcquireMode::FailFast {
+            // This caller will not wait, so it takes no place in line (and
+            // never jumps it): granted only if a token is left over for
+            // everyone waiting; else refused with the true wait.
+            return match self.limiter.try_acquire(now) {
+                Ok(()) => Ok(SendPermit::Granted),
+                Err(limited) => Err(TokenAcquisitionFailed::RateLimited {
+                    attempts: token.retries(),
+                    wait: whole_nanos_above(limited.wait_secs()),
+                }),
+            };
+        }
+        match self
+            .limiter
+            .try_acquire_in_turn(now, token.send_ticket_mut())
+        {
             Ok(()) => Ok(SendPermit::Granted),
-            Err(limited) if self.limiter.acquire_mode() == AcquireMode::Block => {
-                Ok(SendPermit::Wait(whole_nanos_above(limited.wait_secs())))
-            }
-            Err(limited) => Err(TokenAcquisitionFailed::RateLimited {
-                attempts: token.retries(),
-                wait: whole_nanos_above(limited.wait_secs()),
-            }),
+            Err(limited) => Ok(SendPermit::Wait(whole_nanos_above(limited.wait_secs()))),
         }
     }
 }
@@ -291,5 +310,52 @@ impl<C: fmt::Debug> fmt::Debug for AdaptiveRetryStrategy<C> {
             .field("limiter", &self.limiter)
             .field("clock", &self.clock)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ManualClock;
+    use crate::classify::HttpErrorResponse;
+
+    /// A blocking caller told to wait whose attempt is then reported anyway
+    /// (sent without its permit, or given up on and reported) leaves the send
+    /// line at once, and so does every caller that is served.
+    #[test]
+    fn reported_or_served_callers_leave_the_send_line() {
+        let clock = ManualClock::new();
+        let standard = StandardRetryStrategy::builder()
+            .random(|| 0.5)
+            .build()
+            .expect("valid");
+        let strategy = AdaptiveRetryStrategy::builder(standard)
+            .clock(clock.clone())
+            .build();
+        let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
+        let token = strategy.acquire_initial_token().expect("initial");
+        clock.advance(Duration::from_millis(1));
+        let mut first = strategy
+            .refresh_retry_token(token, &throttled)
+            .expect("retry");
+        let mut second = strategy.acquire_initial_token().expect("initial");
+        let mut third = strategy.acquire_initial_token().expect("initial");
+        for token in [&mut first, &mut second, &mut third] {
+            let permit = strategy.acquire_send_permit(token).expect("blocking");
+            assert!(matches!(permit, SendPermit::Wait(_)), "{permit:?}");
+        }
+        assert_eq!(strategy.limiter.waiting(), 3);
+        strategy.record_success(first);
+        assert_eq!(strategy.limiter.waiting(), 2);
+        let _ = strategy.refresh_retry_token(second, &throttled);
+        assert_eq!(strategy.limiter.waiting(), 1);
+        // The last one keeps asking until it is served, then leaves.
+        loop {
+            match strategy.acquire_send_permit(&mut third).expect("blocking") {
+                SendPermit::Granted => break,
+                SendPermit::Wait(wait) => clock.advance(wait),
+            }
+        }
+        assert_eq!(strategy.limiter.waiting(), 0);
     }
 }

@@ -98,7 +98,7 @@ impl RetryStrategy for ConfiguredRetryStrategy {
 
     fn acquire_send_permit(
         &self,
-        token: &RetryToken,
+        token: &mut RetryToken,
     ) -> Result<SendPermit, TokenAcquisitionFailed> {
         match self {
             Self::Legacy(strategy) => strategy.acquire_send_permit(token),

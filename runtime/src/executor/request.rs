@@ -92,7 +92,7 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
             }
             return Action::Sleep(wait);
         }
-        let Tracking::Token(token) = &self.tracking else {
+        let Tracking::Token(token) = &mut self.tracking else {
             return Action::Send(self.attempt);
         };
         match self.strategy.acquire_send_permit(token) {

@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::acquire::{AcquireMode, RateLimited};
+use super::queue::SendQueue;
 use super::state::{RateLimiterSnapshot, RateLimiterState};
 
 /// The client-side rate limiter of AWS adaptive retry mode, shareable across
@@ -52,7 +53,19 @@ pub struct ClientRateLimiter {
     /// Mirrors `state.is_enabled()`; set once, under the lock, never cleared.
     enabled: AtomicBool,
     mode: AcquireMode,
-    state: Mutex<RateLimiterState>,
+    state: Mutex<Inner>,
+}
+
+/// The longest wait [`ClientRateLimiter::try_acquire_in_turn`] tells a
+/// waiting caller before it asks again.
+const RECHECK_SECS: f64 = 0.25;
+
+/// What the lock guards: the limiter's state, and the line of callers
+/// waiting for a send token ([`try_acquire_in_turn`](ClientRateLimiter::try_acquire_in_turn)).
+#[derive(Debug)]
+struct Inner {
+    state: RateLimiterState,
+    queue: SendQueue,
 }
 
 impl ClientRateLimiter {
@@ -67,7 +80,10 @@ impl ClientRateLimiter {
         Self {
             enabled: AtomicBool::new(state.is_enabled()),
             mode: AcquireMode::default(),
-            state: Mutex::new(state),
+            state: Mutex::new(Inner {
+                state,
+                queue: SendQueue::default(),
+            }),
         }
     }
 
@@ -92,6 +108,11 @@ impl ClientRateLimiter {
     /// taken (or the limiter is disabled), else [`RateLimited`] with the wait
     /// until one is available. Never sleeps.
     ///
+    /// It never jumps the line of callers waiting in
+    /// [`try_acquire_in_turn`](Self::try_acquire_in_turn), nor joins it: with
+    /// callers waiting, a token is taken only if the bucket holds one for each
+    /// of them and one more, and the wait is until it will.
+    ///
     /// This is the building block for asynchronous callers:
     ///
     /// ```
@@ -114,7 +135,83 @@ impl ClientRateLimiter {
         if !self.is_enabled() {
             return Ok(());
         }
-        self.lock().try_acquire(now)
+        let mut inner = self.lock();
+        let Inner { state, queue } = &mut *inner;
+        match queue.ahead_of(None, now) {
+            0 => state.try_acquire(now),
+            ahead => state
+                .try_acquire_behind(now, ahead)
+                .map_err(|wait| RateLimited::new(wait, now)),
+        }
+    }
+
+    /// Takes a send token at `now` in turn: callers told to wait are served
+    /// first come, first served. `ticket` is the caller's place in line:
+    /// `None` at first; set when it is told to wait; pass it back unchanged
+    /// when asking again after the wait (a caller that does not come back
+    /// loses its place shortly after it was due). Whatever the
+    /// [`AcquireMode`], never sleeps: `Err` carries the wait until this
+    /// caller's token. Nothing is taken or reserved while it waits, and the
+    /// wait is recomputed at the current rate each time it asks.
+    ///
+    /// A waiting caller is told to come back after the wait until its
+    /// token, or after 0.25 s if that is sooner (so a rate that recovers is
+    /// noticed).
+    ///
+    /// ```
+    /// use rebound_runtime::rate_limiter::ClientRateLimiter;
+    ///
+    /// let limiter = ClientRateLimiter::new(0.0);
+    /// limiter.on_response(0.0, true); // a throttle: the bucket is empty
+    /// let (mut first, mut second) = (None, None);
+    /// assert!(limiter.try_acquire_in_turn(0.0, &mut first).is_err()); // first in line
+    /// let mut now = 0.0;
+    /// loop {
+    ///     // Both come back when told; the second in line asks first, in vain.
+    ///     assert!(limiter.try_acquire_in_turn(now, &mut second).is_err());
+    ///     match limiter.try_acquire_in_turn(now, &mut first) {
+    ///         Ok(()) => break,
+    ///         Err(limited) => now += limited.wait_secs(),
+    ///     }
+    /// }
+    /// assert!(first.is_none() && second.is_some()); // served, still waiting
+    /// ```
+    pub fn try_acquire_in_turn(
+        &self,
+        now: f64,
+        ticket: &mut Option<u64>,
+    ) -> Result<(), RateLimited> {
+        if !self.is_enabled() {
+            return Ok(());
+        }
+        let mut inner = self.lock();
+        let Inner { state, queue } = &mut *inner;
+        let ahead = queue.ahead_of(*ticket, now);
+        match state.try_acquire_behind(now, ahead) {
+            Ok(()) => {
+                queue.leave(ticket.take());
+                Ok(())
+            }
+            Err(wait) => {
+                // Far back in a long line, come back to check at least every
+                // `RECHECK_SECS`: if the rate recovers meanwhile, the wait
+                // shrinks (a wait told once and slept in full would keep the
+                // client at the rate the line formed at).
+                let wait = wait.min(RECHECK_SECS);
+                *ticket = Some(queue.wait(*ticket, now, wait));
+                Err(RateLimited::new(wait, now))
+            }
+        }
+    }
+
+    /// The caller holding `ticket` will not ask again (it was refused and
+    /// does not wait, or its attempt was reported without being granted): it
+    /// leaves the line at once rather than when its place lapses, so the
+    /// callers behind it move up.
+    pub(crate) fn leave_line(&self, ticket: &mut Option<u64>) {
+        if ticket.is_some() {
+            self.lock().queue.leave(ticket.take());
+        }
     }
 
     /// Takes a send token, honouring the [`AcquireMode`]: blocking sleeps each
@@ -171,8 +268,8 @@ impl ClientRateLimiter {
     /// `is_throttle = false`): botocore's hook runs for them too, so they
     /// count towards the measured rate and the CUBIC recovery.
     pub fn on_response(&self, now: f64, is_throttle: bool) {
-        let mut state = self.lock();
-        state.on_response(now, is_throttle);
+        let mut inner = self.lock();
+        inner.state.on_response(now, is_throttle);
         if is_throttle {
             self.enabled.store(true, Ordering::Release);
         }
@@ -180,12 +277,12 @@ impl ClientRateLimiter {
 
     /// A consistent copy of every field of the state.
     pub fn snapshot(&self) -> RateLimiterSnapshot {
-        self.lock().snapshot()
+        self.lock().state.snapshot()
     }
 
     /// The state, even if another thread panicked while holding the lock: no
     /// state update can panic half-way, so the data is always consistent.
-    fn lock(&self) -> MutexGuard<'_, RateLimiterState> {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -205,7 +302,15 @@ impl Clone for ClientRateLimiter {
     /// An independent limiter starting from a copy of this one's state (not a
     /// shared handle: share with `Arc`).
     fn clone(&self) -> Self {
-        Self::from_state(*self.lock()).with_acquire_mode(self.mode)
+        Self::from_state(self.lock().state).with_acquire_mode(self.mode)
+    }
+}
+
+#[cfg(test)]
+impl ClientRateLimiter {
+    /// How many callers stand in the send line (tickets not yet lapsed).
+    pub(crate) fn waiting(&self) -> usize {
+        self.lock().queue.ahead_of(None, f64::NEG_INFINITY)
     }
 }
 

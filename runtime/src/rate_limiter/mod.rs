@@ -43,6 +43,7 @@ mod acquire;
 mod client;
 pub mod cubic;
 mod partitions;
+mod queue;
 pub mod send_rate;
 mod state;
 pub mod token_bucket;

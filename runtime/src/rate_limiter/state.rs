@@ -96,6 +96,31 @@ impl RateLimiterState {
             .map_err(|wait| RateLimited::new(wait, now))
     }
 
+    /// Takes a send token at `now` for a caller with `ahead` waiting
+    /// callers in front of it: only if the bucket holds a token for each of
+    /// them and one more. Otherwise the wait, at the current fill rate, until
+    /// it will. Nothing is taken or reserved when it must wait.
+    pub(crate) fn try_acquire_behind(&mut self, now: f64, ahead: usize) -> Result<(), f64> {
+        if !self.enabled {
+            return Ok(());
+        }
+        let now = self.sanitize(now);
+        self.bucket.refill(now);
+        let needed = ahead as f64 + 1.0;
+        let short = needed - self.bucket.capacity();
+        if short > 0.0 {
+            let wait = short / self.bucket.fill_rate();
+            // A wait too small to move the clock is granted (as the bucket
+            // itself does), so a caller can never be told to wait forever.
+            if now + wait > now {
+                return Err(wait);
+            }
+        }
+        self.bucket
+            .try_acquire(now)
+            .map_err(|wait| wait.max(f64::MIN_POSITIVE))
+    }
+
     /// Records a response received at `now`; `is_throttle` is the throttling
     /// verdict on it (a throttling error code, a modeled throttle, or HTTP
     /// 429 — see the classification in the retry strategy).
