@@ -1,0 +1,259 @@
+//! `types::*`: the structures, unions and enums that error members use.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::{Emitter, Here, code, doc_attrs, ident};
+use crate::ast::{Shape, ShapeType};
+use crate::names::{fresh, unraw, variant_name};
+
+impl Emitter<'_, '_> {
+    /// Every member type of `types`.
+    pub(super) fn member_types(&self) -> TokenStream {
+        let items = self.view.types.iter().map(|shape| {
+            let name = ident(self.view.rust_name(shape));
+            if self.view.is_enum_string(&shape.id) {
+                return self.string_enum(shape, &name, legacy_enum_values(shape));
+            }
+            match shape.shape_type {
+                ShapeType::Structure => self.structure(shape, &name),
+                ShapeType::Union => self.union(shape, &name),
+                ShapeType::Enum => self.string_enum(shape, &name, enum_values(shape)),
+                ShapeType::IntEnum => self.int_enum(shape, &name),
+                _ => TokenStream::new(),
+            }
+        });
+        quote!(#(#items)*)
+    }
+
+    fn structure(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
+        let docs = self.docs(shape, format!("The {} structure.", code(shape.name())));
+        let fields = self.fields(shape, Here::Types, |_| TokenStream::new());
+        let (derive_default, default_impl) = self.default_impl(shape, name);
+        quote! {
+            #docs
+            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, #derive_default)]
+            pub struct #name {
+                #fields
+            }
+
+            #default_impl
+        }
+    }
+
+    fn union(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
+        let docs = self.docs(shape, format!("The {} union.", code(shape.name())));
+        let mut taken: Vec<String> = Vec::new();
+        let variants: Vec<TokenStream> = shape
+            .members
+            .iter()
+            .map(|member| {
+                let variant = fresh(&variant_name(&member.name), |n| {
+                    taken.iter().any(|t| t == n)
+                });
+                taken.push(variant.clone());
+                let variant = ident(&variant);
+                let docs = doc_attrs(
+                    member
+                        .traits
+                        .get("smithy.api#documentation")
+                        .and_then(|d| d.as_str()),
+                    format!("The {} member.", code(&member.name)),
+                );
+                if member.target == "smithy.api#Unit" {
+                    quote!(#docs #variant,)
+                } else {
+                    let mut ty = self.type_of(&member.target, Here::Types);
+                    if self.view.is_boxed(shape, &member.name) {
+                        ty = quote!(::std::boxed::Box<#ty>);
+                    }
+                    quote!(#docs #variant(#ty),)
+                }
+            })
+            .collect();
+        let unknown = ident(&fresh("Unknown", |n| taken.iter().any(|t| t == n)));
+        quote! {
+            #docs
+            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::default::Default)]
+            pub enum #name {
+                #(#variants)*
+                /// A member this version of the model does not know (the default).
+                #[default]
+                #unknown,
+            }
+        }
+    }
+
+    fn string_enum(
+        &self,
+        shape: &Shape,
+        name: &proc_macro2::Ident,
+        values: Vec<(String, String)>,
+    ) -> TokenStream {
+        let docs = self.docs(shape, format!("The {} enum.", code(shape.name())));
+        let (variants, values) = unique_variants(values, |v: &String| v.clone());
+        let unknown = ident(&fresh("Unknown", |n| variants.iter().any(|t| t == n)));
+        let idents: Vec<_> = variants.iter().map(|v| ident(v)).collect();
+        let docs_of = values
+            .iter()
+            .map(|v| doc_attrs(Some(&format!("The value {}.", code(v))), String::new()));
+        quote! {
+            #docs
+            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+            pub enum #name {
+                #(#docs_of #idents,)*
+                /// A value this version of the model does not know.
+                #unknown(::std::string::String),
+            }
+
+            impl #name {
+                /// The value on the wire.
+                pub fn as_str(&self) -> &str {
+                    match self {
+                        #(Self::#idents => #values,)*
+                        Self::#unknown(value) => value,
+                    }
+                }
+            }
+
+            impl ::std::convert::From<&str> for #name {
+                fn from(value: &str) -> Self {
+                    match value {
+                        #(#values => Self::#idents,)*
+                        other => Self::#unknown(::std::borrow::ToOwned::to_owned(other)),
+                    }
+                }
+            }
+
+            impl ::std::default::Default for #name {
+                /// The value of an empty string.
+                fn default() -> Self {
+                    Self::from("")
+                }
+            }
+
+            impl ::std::fmt::Display for #name {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+        }
+    }
+
+    fn int_enum(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
+        let docs = self.docs(shape, format!("The {} enum.", code(shape.name())));
+        let values: Vec<(String, i64)> = shape
+            .members
+            .iter()
+            .filter_map(|m| {
+                let value = m.traits.get("smithy.api#enumValue")?.as_i64()?;
+                Some((m.name.clone(), value))
+            })
+            .collect();
+        let (variants, values) = unique_variants(values, |v: &i64| v.to_string());
+        let unknown = ident(&fresh("Unknown", |n| variants.iter().any(|t| t == n)));
+        let idents: Vec<_> = variants.iter().map(|v| ident(v)).collect();
+        let literals: Vec<TokenStream> = values
+            .iter()
+            .map(|&v| {
+                let abs = Literal::u64_unsuffixed(v.unsigned_abs());
+                if v < 0 { quote!(-#abs) } else { quote!(#abs) }
+            })
+            .collect();
+        let docs_of = values.iter().map(|v| {
+            doc_attrs(
+                Some(&format!("The value {}.", code(&v.to_string()))),
+                String::new(),
+            )
+        });
+        quote! {
+            #docs
+            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+            pub enum #name {
+                #(#docs_of #idents,)*
+                /// A value this version of the model does not know.
+                #unknown(i32),
+            }
+
+            impl #name {
+                /// The value on the wire.
+                pub fn value(&self) -> i32 {
+                    match self {
+                        #(Self::#idents => #literals,)*
+                        Self::#unknown(value) => *value,
+                    }
+                }
+            }
+
+            impl ::std::convert::From<i32> for #name {
+                fn from(value: i32) -> Self {
+                    match value {
+                        #(#literals => Self::#idents,)*
+                        other => Self::#unknown(other),
+                    }
+                }
+            }
+
+            impl ::std::default::Default for #name {
+                /// The value of a zero.
+                fn default() -> Self {
+                    Self::from(0)
+                }
+            }
+        }
+    }
+}
+
+/// Variant names (unique) and values (the first of equal ones kept), in
+/// model order.
+fn unique_variants<V: PartialEq + Clone>(
+    members: Vec<(String, V)>,
+    _show: impl Fn(&V) -> String,
+) -> (Vec<String>, Vec<V>) {
+    let (mut variants, mut values): (Vec<String>, Vec<V>) = (Vec::new(), Vec::new());
+    for (name, value) in members {
+        if values.contains(&value) {
+            continue;
+        }
+        let variant = fresh(&variant_name(&name), |n| {
+            variants.iter().any(|t| unraw(t) == unraw(n))
+        });
+        variants.push(variant);
+        values.push(value);
+    }
+    (variants, values)
+}
+
+/// A 2.0 `enum`'s members and values (`@enumValue`, else the member name).
+fn enum_values(shape: &Shape) -> Vec<(String, String)> {
+    shape
+        .members
+        .iter()
+        .map(|m| {
+            let value = m
+                .traits
+                .get("smithy.api#enumValue")
+                .and_then(|v| v.as_str())
+                .unwrap_or(&m.name);
+            (m.name.clone(), value.to_owned())
+        })
+        .collect()
+}
+
+/// A 1.0 string's `@enum` trait: names (else the values) and values.
+fn legacy_enum_values(shape: &Shape) -> Vec<(String, String)> {
+    let Some(list) = shape
+        .traits
+        .get("smithy.api#enum")
+        .and_then(|e| e.as_array())
+    else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|entry| {
+            let value = entry.get("value")?.as_str()?;
+            let name = entry.get("name").and_then(|n| n.as_str()).unwrap_or(value);
+            Some((name.to_owned(), value.to_owned()))
+        })
+        .collect()
+}

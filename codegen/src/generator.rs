@@ -1,0 +1,257 @@
+//! [`Generator`]: the library entry point (build scripts, the CLI, the
+//! plugin).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::ast;
+use crate::emit::Emitter;
+use crate::error::{CodegenError, ErrorKind};
+use crate::service::ServiceView;
+
+/// Generates the Rust file of a Smithy service.
+///
+/// # Defaults
+///
+/// No model (set one with [`model`](Self::model) or
+/// [`model_json`](Self::model_json)); the model's only service; `rebound` at
+/// `::rebound`; the AWS rules on (for services with `aws.api#service`).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_codegen::Generator;
+///
+/// let model = r#"{"smithy": "2.0", "shapes": {
+///     "example#Weather": {"type": "service", "errors": [{"target": "example#Busy"}]},
+///     "example#Busy": {"type": "structure", "traits": {
+///         "smithy.api#error": "server", "smithy.api#retryable": {"throttling": true}}}
+/// }}"#;
+/// let source = Generator::new().model_json("weather.json", model).generate()?;
+/// assert!(source.contains("#[retryable(throttling = true)]"));
+/// assert!(source.contains("pub struct Busy {}"));
+/// # Ok::<(), rebound_codegen::CodegenError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Generator {
+    model: Option<Source>,
+    service: Option<String>,
+    crate_path: String,
+    aws_rules: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Source {
+    Path(PathBuf),
+    Json { origin: String, json: String },
+}
+
+/// One service's generated file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedService {
+    /// The service's shape ID.
+    pub shape_id: String,
+    /// Its `sdkId` (or shape name).
+    pub sdk_id: String,
+    /// A file name for it: the `sdkId` in lowercase, other characters `_`,
+    /// then `.rs` (`sqs.rs`, `dynamodb.rs`).
+    pub file_name: String,
+    /// The Rust source.
+    pub source: String,
+}
+
+impl Default for Generator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Generator {
+    /// A generator with the defaults.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            model: None,
+            service: None,
+            crate_path: "::rebound".to_owned(),
+            aws_rules: true,
+        }
+    }
+
+    /// Reads the model from this JSON AST file.
+    #[must_use]
+    pub fn model(mut self, path: impl Into<PathBuf>) -> Self {
+        self.model = Some(Source::Path(path.into()));
+        self
+    }
+
+    /// Uses this JSON AST text; `origin` names it in errors.
+    #[must_use]
+    pub fn model_json(mut self, origin: impl Into<String>, json: impl Into<String>) -> Self {
+        self.model = Some(Source::Json {
+            origin: origin.into(),
+            json: json.into(),
+        });
+        self
+    }
+
+    /// Generates this service (a shape ID) when the model holds several.
+    #[must_use]
+    pub fn service(mut self, shape_id: impl Into<String>) -> Self {
+        self.service = Some(shape_id.into());
+        self
+    }
+
+    /// The path of the `rebound` crate in generated code, for crates that
+    /// re-export it (`my_sdk::rebound`). Default: `::rebound`.
+    #[must_use]
+    pub fn crate_path(mut self, path: impl Into<String>) -> Self {
+        self.crate_path = path.into();
+        self
+    }
+
+    /// Whether to apply the AWS rules (throttling and transient error codes
+    /// make an error retryable) to services with `aws.api#service`.
+    /// Default: `true`.
+    #[must_use]
+    pub const fn aws_rules(mut self, enabled: bool) -> Self {
+        self.aws_rules = enabled;
+        self
+    }
+
+    /// The file of the chosen service (or the model's only one).
+    ///
+    /// # Errors
+    ///
+    /// The model cannot be read or is not a valid Smithy JSON AST, the
+    /// service is missing or ambiguous, two shapes would share a Rust name.
+    pub fn generate(&self) -> Result<String, CodegenError> {
+        let (origin, json) = self.read()?;
+        let model = ast::parse(&origin, &json)?;
+        let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
+        Ok(self.emit(&origin, &view)?.source)
+    }
+
+    /// The files of every service in the model (the chosen one only, if
+    /// [`service`](Self::service) was set).
+    ///
+    /// # Errors
+    ///
+    /// As [`generate`](Self::generate); also two services whose file names
+    /// would be the same.
+    pub fn generate_all(&self) -> Result<Vec<GeneratedService>, CodegenError> {
+        let (origin, json) = self.read()?;
+        let model = ast::parse(&origin, &json)?;
+        let views = match &self.service {
+            Some(id) => vec![ServiceView::select(&origin, &model, Some(id))?],
+            None => ServiceView::all(&origin, &model)?,
+        };
+        let files = views
+            .iter()
+            .map(|view| self.emit(&origin, view))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, file) in files.iter().enumerate() {
+            if let Some(other) = files[..i].iter().find(|f| f.file_name == file.file_name) {
+                return Err(CodegenError::new(
+                    origin,
+                    ErrorKind::NameCollision {
+                        name: file.file_name.clone(),
+                        first: other.shape_id.clone(),
+                        second: file.shape_id.clone(),
+                        scope: "the plugin's output directory".to_owned(),
+                    },
+                ));
+            }
+        }
+        Ok(files)
+    }
+
+    /// Generates the file of [`generate`](Self::generate) into `path`,
+    /// atomically: nothing is written unless generation succeeds, and the
+    /// file is replaced in one step ([`write_atomically`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`generate`](Self::generate); also the file cannot be written.
+    pub fn generate_to_file(&self, path: impl AsRef<Path>) -> Result<(), CodegenError> {
+        let source = self.generate()?;
+        write_atomically(path.as_ref(), &source).map_err(|source| {
+            CodegenError::new(
+                self.origin(),
+                ErrorKind::Write {
+                    path: path.as_ref().to_owned(),
+                    source,
+                },
+            )
+        })
+    }
+
+    fn origin(&self) -> String {
+        match &self.model {
+            Some(Source::Path(path)) => path.display().to_string(),
+            Some(Source::Json { origin, .. }) => origin.clone(),
+            None => "<no model>".to_owned(),
+        }
+    }
+
+    fn read(&self) -> Result<(String, String), CodegenError> {
+        match &self.model {
+            Some(Source::Path(path)) => std::fs::read_to_string(path)
+                .map(|json| (self.origin(), json))
+                .map_err(|source| CodegenError::new(self.origin(), ErrorKind::Read { source })),
+            Some(Source::Json { origin, json }) => Ok((origin.clone(), json.clone())),
+            None => Err(CodegenError::new(
+                self.origin(),
+                ErrorKind::Read {
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "no model given (Generator::model or Generator::model_json)",
+                    ),
+                },
+            )),
+        }
+    }
+
+    fn emit(&self, origin: &str, view: &ServiceView<'_>) -> Result<GeneratedService, CodegenError> {
+        let krate: syn::Path = syn::parse_str(&self.crate_path).map_err(|_| {
+            CodegenError::new(
+                origin,
+                ErrorKind::InvalidCratePath {
+                    path: self.crate_path.clone(),
+                },
+            )
+        })?;
+        let source = Emitter::new(view, &krate, self.aws_rules).file();
+        let stem: String = view
+            .sdk_id
+            .to_ascii_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        Ok(GeneratedService {
+            shape_id: view.service.id.clone(),
+            sdk_id: view.sdk_id.clone(),
+            file_name: format!("{stem}.rs"),
+            source,
+        })
+    }
+}
+
+/// Writes `contents` to `path` through a temporary file in the same
+/// directory, renamed over `path` once complete: readers never see a partial
+/// file, and a failed write leaves no file behind.
+///
+/// # Errors
+///
+/// The directory is not writable, the disk is full, the rename fails.
+pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    file.write_all(contents.as_bytes())?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

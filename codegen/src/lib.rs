@@ -1,0 +1,106 @@
+//! Generates Rust error types that carry their retry behaviour from Smithy
+//! models: the JSON AST (`smithy ast`, `smithy build`) in, one Rust file per
+//! service out, every modeled error deriving `rebound`'s
+//! `#[derive(RetryInfo)]` with attributes taken from its Smithy traits.
+//!
+//! Three ways to run it:
+//!
+//! - the CLI: `rebound-codegen MODEL.json [-o OUT.rs] [--service SHAPE_ID]
+//!   [--crate-path PATH] [--no-aws-rules]`;
+//! - a smithy-build `run` plugin: `"run::rebound": {"command":
+//!   ["rebound-codegen"]}` (the model on standard input, one
+//!   `<sdk id>.rs` per service written under `SMITHY_PLUGIN_DIR`);
+//! - this library, from a build script ([`Generator`]).
+//!
+//! # From `build.rs`
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let out = std::path::Path::new(&std::env::var("OUT_DIR")?).join("sqs.rs");
+//!     println!("cargo::rerun-if-changed=models/sqs.json");
+//!     rebound_codegen::Generator::new()
+//!         .model("models/sqs.json")
+//!         .generate_to_file(out)?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! and in the crate, `pub mod sqs { include!(concat!(env!("OUT_DIR"), "/sqs.rs")); }`.
+//! The generated file has no inner attributes, so `include!` works anywhere;
+//! it needs only `rebound` as a dependency.
+//!
+//! # What is generated
+//!
+//! | item | what it is |
+//! |---|---|
+//! | `types::error::<Shape>` | a struct per error shape: `Debug, Clone, PartialEq, Default`, `Display` (the message member when there is one), `std::error::Error`, and `RetryInfo + ErrorInfo` through `#[derive(RetryInfo)]` |
+//! | `types::<Shape>` | the structures, unions, enums and intEnums error members use |
+//! | `Error` | the service-wide enum: a variant per error shape, `Unhandled(Unhandled)`, `Error::from_code(code, message, http_status)` |
+//! | `operation::<op>::<Op>Error` | per operation: a variant per error it (or the service) declares, `Unhandled`, `from_code`, `From<..> for Error` |
+//! | `operation::<op>::{OPERATION_NAME, READONLY, IDEMPOTENT}` | the operation's name and its `@readonly` / `@idempotent` traits |
+//! | `SERVICE_SHAPE_ID`, `SDK_ID` | the service's shape ID and `sdkId` (its name without `aws.api#service`) |
+//! | `Unhandled` | a code the model does not describe (here): code, message, status; retry safety `Maybe`, fault from the status, so the runtime's AWS rules for unmodeled errors classify it |
+//! | `Document` | only when a member is a `document` |
+//!
+//! Names: types keep the shape's name (after the service's `rename`),
+//! sanitized only when it is not a Rust identifier; fields are the
+//! snake_case of the member name, keywords escaped (`r#type`); fields are
+//! `Option<T>` unless `@required`. A member that closes a cycle of
+//! structures and unions is boxed. Two shapes that would share a Rust name
+//! are an error.
+//!
+//! # From traits to attributes
+//!
+//! | Smithy | attribute |
+//! |---|---|
+//! | `@error("client")` / `@error("server")` | `#[error_fault(client)]` / `#[error_fault(server)]` |
+//! | `@httpError(N)`, else `aws.protocols#awsQueryError`'s `httpResponseCode` | `#[http_error(N)]`, left out when outside 400..=599 or contradicting `@error` (a client error with a 5xx, a server error with a 4xx) |
+//! | `@retryable` / `@retryable(throttling: true)` | `#[retryable]` / `#[retryable(throttling = true)]` |
+//! | AWS rules, no `@retryable`: the shape name or `awsQueryError` code is a throttling code | `#[retryable(throttling = true)]` |
+//! | AWS rules, no `@retryable`: a transient code | `#[retryable]` |
+//! | the wire code: `awsQueryError`'s `code`, else the shape's name | `#[error_code("...")]` |
+//! | a member with `@httpHeader("Retry-After")` (integer seconds, a string of delta-seconds or an HTTP-date, a timestamp) | `#[retry_after]` on its field |
+//!
+//! The AWS rules apply to services with the `aws.api#service` trait (unless
+//! turned off: `--no-aws-rules`, [`Generator::aws_rules`]); the code lists
+//! are the runtime's (`rebound::classify`), the ones every AWS SDK uses.
+//!
+//! `from_code` matches the code without its `namespace#` prefix and `:...`
+//! suffix against each error's shape name, then its `awsQueryError` code.
+//! Where two shapes claim one code, a shape's own name wins over another's
+//! query code, and otherwise the shape whose Rust name sorts first wins. A
+//! code an operation does not declare is `Unhandled` in its enum.
+//!
+//! # Simple types
+//!
+//! | Smithy | Rust |
+//! |---|---|
+//! | `blob` | `Vec<u8>` |
+//! | `boolean` | `bool` |
+//! | `string`, `bigInteger`, `bigDecimal` | `String` (the decimal text for the big numbers) |
+//! | `byte`, `short`, `integer`, `long` | `i8`, `i16`, `i32`, `i64` |
+//! | `float`, `double` | `f32`, `f64` |
+//! | `timestamp` | `std::time::SystemTime` (a required one defaults to the Unix epoch) |
+//! | `document` | `Document` (generated) |
+//! | `list`, `set` | `Vec<T>` (`Vec<Option<T>>` when `@sparse`) |
+//! | `map` | `HashMap<K, V>` (`HashMap<K, Option<V>>` when `@sparse`) |
+//! | `enum`, `string` with 1.0's `@enum` | an enum with an `Unknown(String)` variant |
+//! | `intEnum` | an enum with an `Unknown(i32)` variant |
+//! | `union` | an enum with an `Unknown` variant |
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod ast;
+mod docs;
+mod emit;
+mod error;
+mod generator;
+mod names;
+mod plugin;
+mod service;
+mod traits;
+
+pub use error::{CodegenError, ErrorKind};
+pub use generator::{GeneratedService, Generator, write_atomically};
+pub use plugin::{PluginEnv, run_plugin};
