@@ -203,12 +203,16 @@
 //!
 //! ## `#[retry_after]`
 //!
-//! On one field of type `Duration`, or a whole number of seconds as `u16`,
-//! `u32`, `u64`, `i16`, `i32` or `i64`, or an `Option` of any of these. The
-//! rule: a `Duration` is the hint itself; an integer is seconds, and a
-//! **negative integer means no hint** (models use `-1` for "absent"); `None`
-//! means no hint. The type is checked by name, so write one of these types
-//! (any path ending in `Duration` works), not an alias.
+//! On one field of type `Duration`, a whole number of seconds as `u16`,
+//! `u32`, `u64`, `i16`, `i32` or `i64`, a `String`, a `SystemTime`, or an
+//! `Option` of any of these. The rule: a `Duration` is the hint itself; an
+//! integer is seconds, and a **negative integer means no hint** (models use
+//! `-1` for "absent"); a `String` is an HTTP `Retry-After` value,
+//! delta-seconds or an HTTP-date ([`classify::parse_retry_after`]), and one
+//! that does not parse is no hint (never a panic); a `SystemTime` asks to
+//! wait until then; `None` means no hint. Dates are measured from the system
+//! clock. The type is checked by name, so write one of these types (any path
+//! ending in `Duration`, `String` or `SystemTime` works), not an alias.
 //!
 //! ```
 //! use std::time::Duration;
@@ -219,6 +223,7 @@
 //! enum Throttled {
 //!     Hinted { #[retry_after] wait: Option<Duration> },
 //!     Seconds(#[retry_after] i32),
+//!     Header(#[retry_after] Option<String>),
 //!     Silent,
 //! }
 //!
@@ -226,6 +231,8 @@
 //! assert_eq!(hinted.retry_after(), Some(Duration::from_millis(1500)));
 //! assert_eq!(Throttled::Seconds(3).retry_after(), Some(Duration::from_secs(3)));
 //! assert_eq!(Throttled::Seconds(-1).retry_after(), None);
+//! assert_eq!(Throttled::Header(Some("2".into())).retry_after(), Some(Duration::from_secs(2)));
+//! assert_eq!(Throttled::Header(Some("soon".into())).retry_after(), None); // unparsable: no hint
 //! assert_eq!(Throttled::Silent.retry_after(), None);
 //! ```
 //!

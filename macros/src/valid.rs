@@ -117,8 +117,9 @@ fn check_fields(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulat
         } else if !is_supported_hint_type(field.ty) {
             errors.push(
                 darling::Error::custom(
-                    "`#[retry_after]` needs a field of type `Duration`, or whole seconds as \
+                    "`#[retry_after]` needs a field of type `Duration`, whole seconds as \
                  `u16`, `u32`, `u64`, `i16`, `i32` or `i64` (negative means no hint), \
+                 a `String` (an HTTP `Retry-After` value), `SystemTime`, \
                  or an `Option` of one of these",
                 )
                 .with_span(field.ty),
@@ -223,7 +224,10 @@ fn is_supported_hint_type(ty: &Type) -> bool {
     };
     let name = last.ident.to_string();
     match &last.arguments {
-        PathArguments::None => name == "Duration" || SECONDS.contains(&name.as_str()),
+        PathArguments::None => {
+            matches!(name.as_str(), "Duration" | "String" | "SystemTime")
+                || SECONDS.contains(&name.as_str())
+        }
         PathArguments::AngleBracketed(args) if name == "Option" && args.args.len() == 1 => {
             match args.args.first() {
                 Some(GenericArgument::Type(inner @ Type::Path(p)))

@@ -2,16 +2,21 @@
 //! contents may change in any release.
 
 use core::time::Duration;
+use std::time::SystemTime;
 
 /// A field type `#[retry_after]` accepts, and how it becomes a hint.
 ///
 /// The rule, documented on the derive: a [`Duration`] is the hint itself; an
 /// integer is a number of whole seconds, and a negative integer means "no
-/// hint" (models use `-1` as "absent"); `Option::None` means "no hint".
+/// hint" (models use `-1` as "absent"); a `String` is an HTTP `Retry-After`
+/// value (delta-seconds or an HTTP-date, see
+/// [`parse_retry_after`](crate::classify::parse_retry_after)), and one that
+/// does not parse means "no hint"; a [`SystemTime`] asks to wait until then;
+/// `Option::None` means "no hint".
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[retry_after]` field",
     label = "not a retry-after value",
-    note = "`#[retry_after]` takes `std::time::Duration`, whole seconds as `u16`, `u32`, `u64`, `i16`, `i32` or `i64`, or an `Option` of one of these"
+    note = "`#[retry_after]` takes `std::time::Duration`, whole seconds as `u16`, `u32`, `u64`, `i16`, `i32` or `i64`, a `String` (an HTTP `Retry-After` value), `std::time::SystemTime`, or an `Option` of one of these"
 )]
 pub trait RetryAfterValue {
     /// The hint this field's value stands for.
@@ -47,6 +52,26 @@ macro_rules! signed_seconds {
     )+};
 }
 
+/// An HTTP `Retry-After` value: delta-seconds, or an HTTP-date (the wait is
+/// until then, from the system clock's now).
+impl RetryAfterValue for String {
+    #[inline]
+    fn to_retry_after(&self) -> Option<Duration> {
+        crate::classify::parse_retry_after(self, SystemTime::now())
+    }
+}
+
+/// The time to wait until: from the system clock's now (zero if past).
+impl RetryAfterValue for SystemTime {
+    #[inline]
+    fn to_retry_after(&self) -> Option<Duration> {
+        Some(
+            self.duration_since(SystemTime::now())
+                .unwrap_or(Duration::ZERO),
+        )
+    }
+}
+
 unsigned_seconds!(u16, u32, u64);
 signed_seconds!(i16, i32, i64);
 
@@ -69,6 +94,16 @@ mod tests {
         assert_eq!(Some(-7_i64).to_retry_after(), None);
         assert_eq!(Some(3_i32).to_retry_after(), Some(Duration::from_secs(3)));
         assert_eq!(None::<u64>.to_retry_after(), None);
+        assert_eq!(
+            String::from("12").to_retry_after(),
+            Some(Duration::from_secs(12))
+        );
+        assert_eq!(Some(String::from("later")).to_retry_after(), None);
+        assert_eq!(None::<String>.to_retry_after(), None);
+        assert_eq!(
+            SystemTime::UNIX_EPOCH.to_retry_after(),
+            Some(Duration::ZERO)
+        );
         let d = Duration::from_millis(1500);
         assert_eq!(d.to_retry_after(), Some(d));
         assert_eq!(Some(d).to_retry_after(), Some(d));

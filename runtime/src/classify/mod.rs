@@ -25,13 +25,15 @@
 //! not retry a 5xx outside the transient statuses (`501`, for one).
 //!
 //! The building blocks ([`HttpErrorResponse`], [`TransportFailure`],
-//! [`ChecksumMismatch`], [`parse_x_amz_retry_after`]) are what an HTTP
+//! [`ChecksumMismatch`], [`parse_x_amz_retry_after`],
+//! [`parse_retry_after`]) are what an HTTP
 //! integration turns its responses and errors into.
 //!
 //! Classification takes no lock and allocates nothing.
 
 mod codes;
 mod response;
+mod retry_after;
 
 use std::borrow::Cow;
 
@@ -42,6 +44,7 @@ pub use codes::{
 pub use response::{
     ChecksumMismatch, HttpErrorResponse, TransportFailure, parse_x_amz_retry_after,
 };
+pub use retry_after::parse_retry_after;
 
 use crate::{FailureInfo, RetrySafety};
 

@@ -2,7 +2,7 @@ use rebound::RetryInfo;
 
 /// An alias hides the type from the derive's syntactic check: the compiler's
 /// trait check must still point at the field.
-type Seconds = String;
+type Seconds = f64;
 
 #[derive(Debug, RetryInfo)]
 #[retryable(throttling = true)]

@@ -5,7 +5,7 @@ use rebound::RetryInfo;
 enum Error {
     Throttled {
         #[retry_after]
-        retry_after: String,
+        retry_after: f64,
     },
 }
 
