@@ -177,6 +177,12 @@ pub enum ErrorKind {
         /// The path given.
         path: String,
     },
+    /// `rustfmt` could not be run or rejected the output.
+    #[error("rustfmt failed: {message}")]
+    Rustfmt {
+        /// What went wrong.
+        message: String,
+    },
     /// An output file could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {

@@ -15,7 +15,8 @@ use crate::service::ServiceView;
 ///
 /// No model (set one with [`model`](Self::model) or
 /// [`model_json`](Self::model_json)); the model's only service; `rebound` at
-/// `::rebound`; the AWS rules on (for services with `aws.api#service`).
+/// `::rebound`; the AWS rules on (for services with `aws.api#service`);
+/// formatted by `prettyplease` (no `rustfmt` pass).
 ///
 /// # Examples
 ///
@@ -38,6 +39,7 @@ pub struct Generator {
     service: Option<String>,
     crate_path: String,
     aws_rules: bool,
+    rustfmt: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -75,6 +77,7 @@ impl Generator {
             service: None,
             crate_path: "::rebound".to_owned(),
             aws_rules: true,
+            rustfmt: false,
         }
     }
 
@@ -116,6 +119,17 @@ impl Generator {
     #[must_use]
     pub const fn aws_rules(mut self, enabled: bool) -> Self {
         self.aws_rules = enabled;
+        self
+    }
+
+    /// Whether to pass the output through `rustfmt` (the `RUSTFMT`
+    /// environment variable, else `rustfmt` on the `PATH`; edition 2024), so
+    /// that `cargo fmt --check` accepts a committed file as it is. Default:
+    /// `false`: the output is formatted by `prettyplease`, in rustfmt's style
+    /// but not always its exact layout, and the same on every machine.
+    #[must_use]
+    pub const fn rustfmt(mut self, enabled: bool) -> Self {
+        self.rustfmt = enabled;
         self
     }
 
@@ -221,7 +235,11 @@ impl Generator {
                 },
             )
         })?;
-        let source = Emitter::new(view, &krate, self.aws_rules).file();
+        let mut source = Emitter::new(view, &krate, self.aws_rules).file();
+        if self.rustfmt {
+            source = rustfmt(&source)
+                .map_err(|message| CodegenError::new(origin, ErrorKind::Rustfmt { message }))?;
+        }
         let stem: String = view
             .sdk_id
             .to_ascii_lowercase()
@@ -235,6 +253,31 @@ impl Generator {
             source,
         })
     }
+}
+
+/// `source` as `rustfmt` formats it.
+fn rustfmt(source: &str) -> Result<String, String> {
+    let program = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
+    let mut child = std::process::Command::new(&program)
+        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", program.to_string_lossy()))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    // Write from another thread: rustfmt may fill its output pipe first.
+    let input = source.to_owned();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    writer
+        .join()
+        .map_err(|_| "the writer thread panicked".to_owned())?
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).trim().to_owned());
+    }
+    String::from_utf8(output.stdout).map_err(|e| e.to_string())
 }
 
 /// Writes `contents` to `path` through a temporary file in the same

@@ -30,6 +30,9 @@ struct Args {
     /// Do not make errors with AWS throttling or transient codes retryable.
     #[arg(long)]
     no_aws_rules: bool,
+    /// Pass the output through rustfmt (`$RUSTFMT`, else `rustfmt`).
+    #[arg(long)]
+    rustfmt: bool,
 }
 
 fn main() -> ExitCode {
@@ -46,7 +49,8 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<(), String> {
     let mut generator = Generator::new()
         .crate_path(&args.crate_path)
-        .aws_rules(!args.no_aws_rules);
+        .aws_rules(!args.no_aws_rules)
+        .rustfmt(args.rustfmt);
     if let Some(service) = &args.service {
         generator = generator.service(service);
     }

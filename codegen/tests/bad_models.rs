@@ -270,3 +270,25 @@ fn leftovers(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+#[test]
+fn a_rustfmt_that_cannot_run_is_an_error_not_unformatted_output() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = dir.path().join("good.json");
+    std::fs::write(&good, model("", "")).expect("write");
+    let out = dir.path().join("out.rs");
+    let run = cli()
+        .arg(&good)
+        .args(["--rustfmt", "-o"])
+        .arg(&out)
+        .env("RUSTFMT", dir.path().join("no-such-rustfmt"))
+        .output()
+        .expect("runs");
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("good.json: rustfmt failed: cannot run "),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
