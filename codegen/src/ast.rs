@@ -10,6 +10,7 @@
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::{CodegenError, ErrorKind};
 
@@ -222,24 +223,32 @@ struct Ref {
 /// Reads a JSON AST. `origin` names the model in errors.
 pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
     let fail = |kind| CodegenError::new(origin, kind);
-    let document: Value = serde_json::from_str(json).map_err(|e| {
+    let json_error = |e: serde_json::Error| {
         fail(ErrorKind::Json {
             line: e.line(),
             column: e.column(),
             message: json_message(&e),
         })
-    })?;
+    };
     let not_smithy = |reason: &str| {
         fail(ErrorKind::NotSmithy {
             reason: reason.to_owned(),
         })
     };
-    let Value::Object(mut top) = document else {
+    // Check it is JSON first (for the line and column of a syntax error),
+    // then read the top level and each shape from their raw text, so that
+    // members keep the model's order.
+    serde_json::from_str::<serde::de::IgnoredAny>(json).map_err(json_error)?;
+    let Ok(top) = serde_json::from_str::<IndexMap<String, Box<RawValue>>>(json) else {
         return Err(not_smithy("the document is not a JSON object"));
     };
-    match top.get("smithy") {
-        Some(Value::String(version)) if version.starts_with('1') || version.starts_with('2') => {}
-        Some(Value::String(version)) => {
+    match top
+        .get("smithy")
+        .map(|v| serde_json::from_str::<Value>(v.get()))
+    {
+        Some(Ok(Value::String(version)))
+            if version.starts_with('1') || version.starts_with('2') => {}
+        Some(Ok(Value::String(version))) => {
             return Err(not_smithy(&format!(
                 "unsupported `smithy` version \"{version}\" (1.0 and 2.0 are read)"
             )));
@@ -247,10 +256,10 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
         Some(_) => return Err(not_smithy("`smithy` is not a version string")),
         None => return Err(not_smithy("it has no `smithy` version")),
     }
-    let raw_shapes = match top.remove("shapes") {
-        None => serde_json::Map::new(),
-        Some(Value::Object(shapes)) => shapes,
-        Some(_) => return Err(not_smithy("`shapes` is not an object")),
+    let raw_shapes = match top.get("shapes") {
+        None => IndexMap::new(),
+        Some(shapes) => serde_json::from_str::<IndexMap<String, Box<RawValue>>>(shapes.get())
+            .map_err(|_| not_smithy("`shapes` is not an object"))?,
     };
 
     let mut raw = IndexMap::with_capacity(raw_shapes.len());
@@ -262,7 +271,8 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
                 message: "a shape ID needs a namespace (`namespace#Name`)".to_owned(),
             }));
         }
-        let shape: RawShape = serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut deserializer = serde_json::Deserializer::from_str(value.get());
+        let shape: RawShape = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
             let path = e.path().to_string();
             let mut parts = vec!["shapes", id.as_str()];
             parts.extend(path.split('.').filter(|p| !p.is_empty() && *p != "?"));
