@@ -57,3 +57,28 @@ fn a_time_asks_to_wait_until_then() {
         "{hint:?}"
     );
 }
+
+/// Qualified paths and `Option<SystemTime>` pass the derive's check too.
+#[derive(Debug, RetryInfo)]
+#[retryable]
+enum Qualified {
+    Header(#[retry_after] std::string::String),
+    Until {
+        #[retry_after]
+        until: Option<std::time::SystemTime>,
+    },
+}
+
+#[test]
+fn qualified_paths_and_optional_times() {
+    assert_eq!(
+        Qualified::Header("120".into()).retry_after(),
+        Some(Duration::from_secs(120))
+    );
+    assert_eq!(Qualified::Header(String::new()).retry_after(), None);
+    let past = Qualified::Until {
+        until: Some(SystemTime::UNIX_EPOCH),
+    };
+    assert_eq!(past.retry_after(), Some(Duration::ZERO));
+    assert_eq!(Qualified::Until { until: None }.retry_after(), None);
+}

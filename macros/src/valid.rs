@@ -214,8 +214,9 @@ fn check_pair(
     errors.push(error(status.span, message));
 }
 
-/// `Duration`, a supported integer, or `Option` of one (by the last path segment,
-/// so `std::time::Duration` and `core::time::Duration` both work).
+/// `Duration`, a supported integer, `String`, `SystemTime`, or `Option` of one
+/// (by the last path segment, so `std::time::Duration` and
+/// `core::time::Duration` both work).
 fn is_supported_hint_type(ty: &Type) -> bool {
     const SECONDS: [&str; 6] = ["u16", "u32", "u64", "i16", "i32", "i64"];
     let Type::Path(path) = ty else { return false };

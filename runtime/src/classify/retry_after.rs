@@ -32,7 +32,10 @@ use std::time::{Duration, SystemTime};
 #[must_use]
 pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     let value = value.trim_matches(|c| c == ' ' || c == '\t');
-    if value.is_empty() {
+    // Nothing to parse, or other whitespace at an end: `httpdate` would trim
+    // CR, LF and FF around a date, which the header's grammar does not allow.
+    let (first, last) = (value.bytes().next()?, value.bytes().last()?);
+    if first.is_ascii_whitespace() || last.is_ascii_whitespace() {
         return None;
     }
     if value.bytes().all(|b| b.is_ascii_digit()) {
@@ -71,6 +74,21 @@ mod tests {
             parse_retry_after("99999999999999999999999", now),
             Some(Duration::from_secs(u64::MAX))
         );
+        assert_eq!(
+            parse_retry_after("18446744073709551616", now),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        // Delta-seconds do not depend on the clock.
+        assert_eq!(
+            parse_retry_after("120", SystemTime::UNIX_EPOCH),
+            Some(Duration::from_secs(120))
+        );
+    }
+
+    #[test]
+    fn the_latest_http_date_does_not_overflow() {
+        let hint = parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", SystemTime::UNIX_EPOCH);
+        assert_eq!(hint, Some(Duration::from_secs(253_402_300_799)));
     }
 
     #[test]
@@ -108,6 +126,15 @@ mod tests {
             "\u{a0}5",
             "5\u{a0}",
             "\n5",
+            "5\r\n",
+            "5 5",
+            "\u{1f600}",
+            "é",
+            "\nWed, 21 Oct 2015 07:28:00 GMT",
+            "Wed, 21 Oct 2015 07:28:00 GMT\r",
+            "Wed, 21 Oct 2015 07:28:00 GMT, 5",
+            "Thu, 21 Oct 2015 07:28:00 GMT",
+            "Mon, 21 Oct 1969 07:28:00 GMT",
             "Wed, 21 Oct 2015 07:28:00",
             "Wed, 32 Oct 2015 07:28:00 GMT",
             "0x10",
