@@ -91,7 +91,7 @@ impl Emitter<'_, '_> {
         values: Vec<(String, String)>,
     ) -> TokenStream {
         let docs = self.docs(shape, format!("The {} enum.", code(shape.name())));
-        let (variants, values) = unique_variants(values, |v: &String| v.clone());
+        let (variants, values) = unique_variants(values);
         let unknown = ident(&fresh("Unknown", |n| variants.iter().any(|t| t == n)));
         let idents: Vec<_> = variants.iter().map(|v| ident(v)).collect();
         let docs_of = values
@@ -142,21 +142,23 @@ impl Emitter<'_, '_> {
 
     fn int_enum(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
         let docs = self.docs(shape, format!("The {} enum.", code(shape.name())));
-        let values: Vec<(String, i64)> = shape
+        // Smithy's intEnum values are 32-bit; a value outside that range
+        // cannot be sent, so it gets no variant.
+        let values: Vec<(String, i32)> = shape
             .members
             .iter()
             .filter_map(|m| {
                 let value = m.traits.get("smithy.api#enumValue")?.as_i64()?;
-                Some((m.name.clone(), value))
+                Some((m.name.clone(), i32::try_from(value).ok()?))
             })
             .collect();
-        let (variants, values) = unique_variants(values, |v: &i64| v.to_string());
+        let (variants, values) = unique_variants(values);
         let unknown = ident(&fresh("Unknown", |n| variants.iter().any(|t| t == n)));
         let idents: Vec<_> = variants.iter().map(|v| ident(v)).collect();
         let literals: Vec<TokenStream> = values
             .iter()
             .map(|&v| {
-                let abs = Literal::u64_unsuffixed(v.unsigned_abs());
+                let abs = Literal::u32_unsuffixed(v.unsigned_abs());
                 if v < 0 { quote!(-#abs) } else { quote!(#abs) }
             })
             .collect();
@@ -206,10 +208,7 @@ impl Emitter<'_, '_> {
 
 /// Variant names (unique) and values (the first of equal ones kept), in
 /// model order.
-fn unique_variants<V: PartialEq + Clone>(
-    members: Vec<(String, V)>,
-    _show: impl Fn(&V) -> String,
-) -> (Vec<String>, Vec<V>) {
+fn unique_variants<V: PartialEq>(members: Vec<(String, V)>) -> (Vec<String>, Vec<V>) {
     let (mut variants, mut values): (Vec<String>, Vec<V>) = (Vec::new(), Vec::new());
     for (name, value) in members {
         if values.contains(&value) {
