@@ -1,11 +1,12 @@
 //! The blocking executor: [`Retry::run`] and [`Retry::run_classified`].
 
 use super::classifier::{ByClosure, Classify, Native};
+use super::listen::{self, RetryListener};
 use super::request::{Action, Request, Step};
 use super::{Clock, Retry, RetryError, Sleeper};
 use crate::{FailureInfo, RetryStrategy};
 
-impl<S: RetryStrategy, Sl: Sleeper, C: Clock> Retry<S, Sl, C> {
+impl<S: RetryStrategy, Sl: Sleeper, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// Runs `op` until it succeeds or the strategy (or the budget) allows no
     /// further attempt, blocking in the [`Sleeper`] between attempts.
     ///
@@ -106,11 +107,10 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock> Retry<S, Sl, C> {
                 }
                 Action::Send(attempt) => attempt,
                 Action::Stop(reason) => {
-                    return Err(RetryError::stopped(
-                        last_failure,
-                        request.attempts_made(),
-                        reason,
-                    ));
+                    let attempts = request.attempts_made();
+                    let last = last_failure.as_ref();
+                    listen::stopped(classify, last, attempts, &reason, &self.listener);
+                    return Err(RetryError::stopped(last_failure, attempts, reason));
                 }
             };
             match op(attempt) {
@@ -118,7 +118,9 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock> Retry<S, Sl, C> {
                     request.succeeded();
                     return Ok(value);
                 }
-                Err(failure) => match classify.with(&failure, |info| request.failed(info)) {
+                Err(failure) => match classify.with(&failure, |info| {
+                    listen::failed(request, info, attempt, &self.listener)
+                }) {
                     Step::Retry(next) => {
                         request = next;
                         last_failure = Some(failure);

@@ -11,11 +11,12 @@
 use core::future::Future;
 
 use super::classifier::{ByClosure, Classify, Native};
+use super::listen::{self, RetryListener};
 use super::request::{Action, Request, Step};
 use super::{AsyncSleeper, Clock, Retry, RetryError};
 use crate::{FailureInfo, RetryStrategy};
 
-impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock> Retry<S, Sl, C> {
+impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// Runs the future `op` returns until one succeeds or the strategy (or
     /// the budget) allows no further attempt, awaiting the
     /// [`AsyncSleeper`] between attempts.
@@ -147,11 +148,10 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock> Retry<S, Sl, C> {
                 }
                 Action::Send(attempt) => attempt,
                 Action::Stop(reason) => {
-                    return Err(RetryError::stopped(
-                        last_failure,
-                        request.attempts_made(),
-                        reason,
-                    ));
+                    let attempts = request.attempts_made();
+                    let last = last_failure.as_ref();
+                    listen::stopped(classify, last, attempts, &reason, &self.listener);
+                    return Err(RetryError::stopped(last_failure, attempts, reason));
                 }
             };
             match op(attempt).await {
@@ -159,7 +159,9 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock> Retry<S, Sl, C> {
                     request.succeeded();
                     return Ok(value);
                 }
-                Err(failure) => match classify.with(&failure, |info| request.failed(info)) {
+                Err(failure) => match classify.with(&failure, |info| {
+                    listen::failed(request, info, attempt, &self.listener)
+                }) {
                     Step::Retry(next) => {
                         request = next;
                         last_failure = Some(failure);

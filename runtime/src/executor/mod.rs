@@ -38,6 +38,7 @@
 //! | [`AsyncSleeper`], `TokioSleeper` | how the async executor waits; closures returning futures are sleepers |
 //! | [`Clock`], [`SystemClock`], [`ManualClock`], `TokioClock` | where the budget reads the time |
 //! | [`Classified`] | what a classifier closure returns, for errors without the retry traits |
+//! | [`RetryListener`], [`RetryEvent`], [`GiveUpEvent`] | hear of each retry and of the give-up ([`Retry::on_retry`], [`Retry::on_give_up`], [`Retry::listener`]) |
 //!
 //! `TokioSleeper` and `TokioClock` need the `tokio` feature. Everything
 //! time-dependent is injectable, so tests run in virtual time: a
@@ -75,6 +76,7 @@ mod classifier;
 mod clock;
 mod error;
 mod future;
+mod listen;
 mod request;
 mod sleep;
 
@@ -86,6 +88,7 @@ pub use classifier::Classified;
 pub use clock::TokioClock;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{RetryError, StopReason};
+pub use listen::{GiveUpEvent, Hook, Hooks, NoHook, RetryEvent, RetryListener};
 #[cfg(feature = "tokio")]
 pub use sleep::TokioSleeper;
 pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
@@ -104,6 +107,7 @@ pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
 /// | sleeper | [`ThreadSleeper`] (blocking; the async executor needs an [`AsyncSleeper`]) | [`sleeper`](Self::sleeper) |
 /// | clock | [`SystemClock`] | [`clock`](Self::clock) |
 /// | total-time budget | none | [`budget`](Self::budget) |
+/// | listener | none ([`Hooks`] with no closure) | [`on_retry`](Self::on_retry), [`on_give_up`](Self::on_give_up), [`listener`](Self::listener) |
 ///
 /// # Examples
 ///
@@ -118,11 +122,12 @@ pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
 /// ```
 #[derive(Clone)]
 #[must_use = "an executor does nothing until it is run"]
-pub struct Retry<S, Sl = ThreadSleeper, C = SystemClock> {
+pub struct Retry<S, Sl = ThreadSleeper, C = SystemClock, L = Hooks> {
     strategy: S,
     sleeper: Sl,
     clock: C,
     budget: Option<Duration>,
+    listener: L,
 }
 
 impl<S> Retry<S> {
@@ -133,11 +138,15 @@ impl<S> Retry<S> {
             sleeper: ThreadSleeper,
             clock: SystemClock,
             budget: None,
+            listener: Hooks {
+                on_retry: NoHook,
+                on_give_up: NoHook,
+            },
         }
     }
 }
 
-impl<S, Sl, C> Retry<S, Sl, C> {
+impl<S, Sl, C, L> Retry<S, Sl, C, L> {
     /// Waits between attempts with `sleeper`: a [`Sleeper`] for
     /// [`run`](Self::run), an [`AsyncSleeper`] for
     /// [`run_async`](Self::run_async). Closures are both.
@@ -156,12 +165,13 @@ impl<S, Sl, C> Retry<S, Sl, C> {
     /// # let _ = (blocking, not_waiting);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn sleeper<Sl2>(self, sleeper: Sl2) -> Retry<S, Sl2, C> {
+    pub fn sleeper<Sl2>(self, sleeper: Sl2) -> Retry<S, Sl2, C, L> {
         Retry {
             strategy: self.strategy,
             sleeper,
             clock: self.clock,
             budget: self.budget,
+            listener: self.listener,
         }
     }
 
@@ -183,12 +193,26 @@ impl<S, Sl, C> Retry<S, Sl, C> {
     /// # let _ = retry;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn clock<C2>(self, clock: C2) -> Retry<S, Sl, C2> {
+    pub fn clock<C2>(self, clock: C2) -> Retry<S, Sl, C2, L> {
         Retry {
             strategy: self.strategy,
             sleeper: self.sleeper,
             clock,
             budget: self.budget,
+            listener: self.listener,
+        }
+    }
+
+    /// Tells `listener` of every retry and give-up (replacing any
+    /// [`on_retry`](Self::on_retry) / [`on_give_up`](Self::on_give_up)
+    /// closures). See [`RetryListener`] for an example.
+    pub fn listener<L2: RetryListener>(self, listener: L2) -> Retry<S, Sl, C, L2> {
+        Retry {
+            strategy: self.strategy,
+            sleeper: self.sleeper,
+            clock: self.clock,
+            budget: self.budget,
+            listener,
         }
     }
 
@@ -242,13 +266,76 @@ impl<S, Sl, C> Retry<S, Sl, C> {
     }
 }
 
-impl<S: fmt::Debug, Sl, C> fmt::Debug for Retry<S, Sl, C> {
+impl<S, Sl, C, R, G> Retry<S, Sl, C, Hooks<R, G>> {
+    /// Calls `hook` after each failed attempt that will be retried, with the
+    /// failure, the attempt number and the delay before the next attempt.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::cell::RefCell;
+    /// use std::time::Duration;
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build()?;
+    /// let log = RefCell::new(Vec::new());
+    /// let retry = Retry::new(&strategy)
+    ///     .sleeper(|_| {})
+    ///     .on_retry(|event| log.borrow_mut().push((event.attempt(), event.delay())))
+    ///     .on_give_up(|event| log.borrow_mut().push((event.attempts(), Duration::MAX)));
+    ///
+    /// let reset = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+    /// let _ = retry.run(|_attempt| Err::<(), _>(reset()));
+    /// assert_eq!(
+    ///     log.into_inner(),
+    ///     [(1, Duration::from_millis(500)), (2, Duration::from_secs(1)), (3, Duration::MAX)]
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on_retry<R2>(self, hook: R2) -> Retry<S, Sl, C, Hooks<R2, G>>
+    where
+        R2: for<'a> Fn(&RetryEvent<'a>),
+    {
+        Retry {
+            strategy: self.strategy,
+            sleeper: self.sleeper,
+            clock: self.clock,
+            budget: self.budget,
+            listener: Hooks {
+                on_retry: hook,
+                on_give_up: self.listener.on_give_up,
+            },
+        }
+    }
+
+    /// Calls `hook` once when the request fails for good: the last failure
+    /// (if an attempt was made), the attempts made and the
+    /// [`StopReason`]. See [`on_retry`](Self::on_retry) for an example.
+    pub fn on_give_up<G2>(self, hook: G2) -> Retry<S, Sl, C, Hooks<R, G2>>
+    where
+        G2: for<'a> Fn(&GiveUpEvent<'a>),
+    {
+        Retry {
+            strategy: self.strategy,
+            sleeper: self.sleeper,
+            clock: self.clock,
+            budget: self.budget,
+            listener: Hooks {
+                on_retry: self.listener.on_retry,
+                on_give_up: hook,
+            },
+        }
+    }
+}
+
+impl<S: fmt::Debug, Sl, C, L> fmt::Debug for Retry<S, Sl, C, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Retry")
             .field("strategy", &self.strategy)
             .field("sleeper", &std::any::type_name::<Sl>())
             .field("clock", &std::any::type_name::<C>())
             .field("budget", &self.budget)
+            .field("listener", &std::any::type_name::<L>())
             .finish()
     }
 }

@@ -106,6 +106,11 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
         }
     }
 
+    /// The wait due before the next attempt (a retry's backoff).
+    pub(super) const fn due(&self) -> Duration {
+        self.due
+    }
+
     /// How many attempts were made before the one about to be sent.
     pub(super) const fn attempts_made(&self) -> u32 {
         self.attempt - 1
