@@ -26,6 +26,7 @@
 //! | [`Retry`] | runs an operation with a strategy, blocking or async, with an optional time budget |
 //! | [`RetryStrategy`] | the Smithy client guide's interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] out |
 //! | [`StandardRetryStrategy`] | the AWS standard mode (behaviour 2.0 or 2.1), conformance-tested against botocore |
+//! | [`NeverRetryStrategy`] | one attempt, never a retry: non-idempotent calls, tests |
 //! | [`RetryQuota`], [`Partitions`] | the shared retry quota, one per endpoint or resource if you like |
 //! | [`classify`] | the AWS rules: throttling and transient error codes and statuses |
 //! | [`RetryConfig`] | `retry_mode` / `max_attempts` from code, environment and `~/.aws/config` |

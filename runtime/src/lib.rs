@@ -73,6 +73,7 @@ pub mod executor;
 mod fault;
 mod io;
 pub mod legacy;
+mod never;
 mod partition;
 mod quota;
 pub mod rate_limiter;
@@ -106,6 +107,7 @@ pub use fault::ErrorFault;
 pub use legacy::{
     LegacyConfigError, LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder,
 };
+pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
 pub use quota::RetryQuota;
 pub use rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited, RateLimiterPartitions};
