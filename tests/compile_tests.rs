@@ -9,3 +9,10 @@ fn derive_diagnostics_and_accepted_shapes() {
     cases.compile_fail("tests/ui/fail/*.rs");
     cases.pass("tests/ui/pass/*.rs");
 }
+
+/// The compile errors of the likeliest first mistakes with the executor name
+/// the fix (`#[diagnostic::on_unimplemented]` on the traits).
+#[test]
+fn usage_mistakes_say_what_to_do() {
+    trybuild::TestCases::new().compile_fail("tests/ui/usage/*.rs");
+}

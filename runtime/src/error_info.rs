@@ -37,6 +37,12 @@ use crate::classify::TransportFailure;
 /// assert_eq!(err.fault(), ErrorFault::Server);
 /// assert_eq!(err.error_code(), Some("SlowDown"));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say who is at fault: it does not implement `ErrorInfo`",
+    label = "this error type has no `ErrorInfo`",
+    note = "`#[derive(rebound::RetryInfo)]` implements `ErrorInfo` together with `RetryInfo`; by hand, implement `ErrorInfo::fault` (and `http_status` / `error_code` where known)",
+    note = "for an error type you cannot change, use `Retry::run_classified` (or `run_async_classified`) with a closure that returns a `Classified`"
+)]
 pub trait ErrorInfo {
     /// Which side caused the error.
     fn fault(&self) -> ErrorFault;

@@ -43,6 +43,12 @@ use crate::RetrySafety;
 /// assert!(!err.is_timeout());
 /// assert_eq!(err.retry_after(), Some(Duration::from_secs(2)));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say whether it may be retried: it does not implement `RetryInfo`",
+    label = "this error type has no retry classification",
+    note = "derive it on your error type: `#[derive(rebound::RetryInfo)]` implements `RetryInfo` and `ErrorInfo`, with attributes such as `#[retryable]` and `#[error_fault(client)]`",
+    note = "for an error type you cannot change, use `Retry::run_classified` (or `run_async_classified`) with a closure that returns a `Classified`"
+)]
 pub trait RetryInfo {
     /// Whether retrying is safe. [`RetrySafety::Yes`] permits a retry; it does
     /// not guarantee one.

@@ -92,6 +92,11 @@ use crate::{ErrorInfo, RetryInfo};
 /// assert_eq!(failure.retry_safety(), RetrySafety::Yes);
 /// assert!(failure.is_timeout());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be classified for retrying: it needs `RetryInfo` and `ErrorInfo`",
+    label = "not classifiable",
+    note = "derive both on your error type with `#[derive(rebound::RetryInfo)]`, or pass a classifier closure to `Retry::run_classified`"
+)]
 pub trait FailureInfo: RetryInfo + ErrorInfo {}
 
 impl<T: RetryInfo + ErrorInfo + ?Sized> FailureInfo for T {}

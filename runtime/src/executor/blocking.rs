@@ -6,7 +6,9 @@ use super::request::{Action, Request, Step};
 use super::{Clock, Retry, RetryError, Sleeper};
 use crate::{FailureInfo, RetryStrategy};
 
-impl<S: RetryStrategy, Sl: Sleeper, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
+// `Sl: Sleeper` is on each method, not on the impl, so that a wrong sleeper
+// gets the trait's own diagnostic, not "method exists but its bounds...".
+impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// Runs `op` until it succeeds or the strategy (or the budget) allows no
     /// further attempt, blocking in the [`Sleeper`] between attempts.
     ///
@@ -39,6 +41,7 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock, L: RetryListener> Retry<S, Sl, C, 
     /// ```
     pub fn run<T, E, F>(&self, op: F) -> Result<T, RetryError<E>>
     where
+        Sl: Sleeper,
         F: FnMut(u32) -> Result<T, E>,
         E: FailureInfo,
     {
@@ -84,6 +87,7 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock, L: RetryListener> Retry<S, Sl, C, 
     /// ```
     pub fn run_classified<T, E, F, K, I>(&self, op: F, classify: K) -> Result<T, RetryError<E>>
     where
+        Sl: Sleeper,
         F: FnMut(u32) -> Result<T, E>,
         K: Fn(&E) -> I,
         I: FailureInfo,
@@ -93,6 +97,7 @@ impl<S: RetryStrategy, Sl: Sleeper, C: Clock, L: RetryListener> Retry<S, Sl, C, 
 
     fn drive<T, E, F>(&self, mut op: F, classify: &impl Classify<E>) -> Result<T, RetryError<E>>
     where
+        Sl: Sleeper,
         F: FnMut(u32) -> Result<T, E>,
     {
         let mut request = Request::start(&self.strategy, &self.clock, self.budget);

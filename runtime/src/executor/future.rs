@@ -16,7 +16,9 @@ use super::request::{Action, Request, Step};
 use super::{AsyncSleeper, Clock, Retry, RetryError};
 use crate::{FailureInfo, RetryStrategy};
 
-impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
+// `Sl: AsyncSleeper` is on each method, not on the impl, so that a wrong sleeper
+// gets the trait's own diagnostic, not "method exists but its bounds...".
+impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// Runs the future `op` returns until one succeeds or the strategy (or
     /// the budget) allows no further attempt, awaiting the
     /// [`AsyncSleeper`] between attempts.
@@ -70,6 +72,7 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock, L: RetryListener> Retry<S, Sl
     /// ```
     pub async fn run_async<T, E, F, Fut>(&self, op: F) -> Result<T, RetryError<E>>
     where
+        Sl: AsyncSleeper,
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
         E: FailureInfo,
@@ -119,6 +122,7 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock, L: RetryListener> Retry<S, Sl
         classify: K,
     ) -> Result<T, RetryError<E>>
     where
+        Sl: AsyncSleeper,
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
         K: Fn(&E) -> I,
@@ -133,6 +137,7 @@ impl<S: RetryStrategy, Sl: AsyncSleeper, C: Clock, L: RetryListener> Retry<S, Sl
         classify: &impl Classify<E>,
     ) -> Result<T, RetryError<E>>
     where
+        Sl: AsyncSleeper,
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {

@@ -26,6 +26,11 @@ use core::time::Duration;
 /// fake.sleep(Duration::from_millis(20));
 /// assert_eq!(slept.into_inner(), [Duration::from_millis(20)]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot block between attempts: it is not a `Sleeper`",
+    label = "not a blocking sleeper",
+    note = "the blocking executor (`Retry::run`) takes a `Fn(Duration)` such as `std::thread::sleep`, or `ThreadSleeper` (the default); an async sleeper goes with `Retry::run_async`"
+)]
 pub trait Sleeper {
     /// Blocks for `delay`. The executor never calls it with a zero delay.
     fn sleep(&self, delay: Duration);
@@ -84,6 +89,12 @@ impl Sleeper for ThreadSleeper {
 /// let _ready = fake.sleep(Duration::from_millis(20)); // a future; await it
 /// assert_eq!(*slept.lock().unwrap(), [Duration::from_millis(20)]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot sleep in async code: it is not an `AsyncSleeper`",
+    label = "not an async sleeper",
+    note = "`Retry::run_async` awaits its sleeper: set one with `.sleeper(|delay| tokio::time::sleep(delay))` (any runtime's timer), or `.sleeper(TokioSleeper)` with the `tokio` feature",
+    note = "the default `ThreadSleeper` blocks the thread, so it only goes with `Retry::run`"
+)]
 pub trait AsyncSleeper {
     /// The future [`sleep`](Self::sleep) returns; its output is ignored.
     type Sleep: Future;

@@ -1,0 +1,16 @@
+//! `RetryInfo` written by hand, `ErrorInfo` forgotten.
+use rebound::{Retry, RetryInfo, RetrySafety, StandardRetryStrategy};
+
+#[derive(Debug)]
+struct MyError;
+
+impl RetryInfo for MyError {
+    fn retry_safety(&self) -> RetrySafety {
+        RetrySafety::Yes
+    }
+}
+
+fn main() {
+    let strategy = StandardRetryStrategy::builder().build().unwrap();
+    let _ = Retry::new(&strategy).run(|_attempt| Err::<(), _>(MyError));
+}

@@ -1,0 +1,10 @@
+//! The likeliest first mistake: an error type without the derive.
+use rebound::{Retry, StandardRetryStrategy};
+
+#[derive(Debug)]
+struct MyError;
+
+fn main() {
+    let strategy = StandardRetryStrategy::builder().build().unwrap();
+    let _ = Retry::new(&strategy).run(|_attempt| Err::<(), _>(MyError));
+}

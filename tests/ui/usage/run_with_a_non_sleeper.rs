@@ -1,0 +1,10 @@
+//! A value that is not a sleeper, given to the blocking executor.
+use std::time::Duration;
+
+use rebound::{Retry, StandardRetryStrategy};
+
+fn main() {
+    let strategy = StandardRetryStrategy::builder().build().unwrap();
+    let retry = Retry::new(&strategy).sleeper(Duration::from_secs(1));
+    let _ = retry.run(|_attempt| Ok::<(), std::io::Error>(()));
+}
