@@ -212,8 +212,8 @@
 //! delta-seconds or an HTTP-date ([`classify::parse_retry_after`]), and one
 //! that does not parse is no hint (never a panic); a `SystemTime` asks to
 //! wait until then; `None` means no hint. Dates are measured from the system
-//! clock. The type is checked by name, so write one of these types (any path
-//! ending in `Duration`, `String` or `SystemTime` works), not an alias.
+//! clock. The field is read through [`RetryAfterValue`], so aliases work, and
+//! so does a type of your own that implements it.
 //!
 //! ```
 //! use std::time::Duration;

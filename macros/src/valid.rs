@@ -6,7 +6,6 @@
 
 use darling::error::Accumulator;
 use proc_macro2::Span;
-use syn::{GenericArgument, PathArguments, Type};
 
 use crate::ast::{Field, Input, Shape, Variant};
 use crate::attr::{Attrs, Fault, Located};
@@ -114,16 +113,6 @@ fn check_fields(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulat
                     variant.ident
                 ),
             ));
-        } else if !is_supported_hint_type(field.ty) {
-            errors.push(
-                darling::Error::custom(
-                    "`#[retry_after]` needs a field of type `Duration`, whole seconds as \
-                 `u16`, `u32`, `u64`, `i16`, `i32` or `i64` (negative means no hint), \
-                 a `String` (an HTTP `Retry-After` value), `SystemTime`, \
-                 or an `Option` of one of these",
-                )
-                .with_span(field.ty),
-            );
         } else {
             hint_field = Some(field);
         }
@@ -212,33 +201,4 @@ fn check_pair(
         _ => return,
     };
     errors.push(error(status.span, message));
-}
-
-/// `Duration`, a supported integer, `String`, `SystemTime`, or `Option` of one
-/// (by the last path segment, so `std::time::Duration` and
-/// `core::time::Duration` both work).
-fn is_supported_hint_type(ty: &Type) -> bool {
-    const SECONDS: [&str; 6] = ["u16", "u32", "u64", "i16", "i32", "i64"];
-    let Type::Path(path) = ty else { return false };
-    let Some(last) = path.path.segments.last() else {
-        return false;
-    };
-    let name = last.ident.to_string();
-    match &last.arguments {
-        PathArguments::None => {
-            matches!(name.as_str(), "Duration" | "String" | "SystemTime")
-                || SECONDS.contains(&name.as_str())
-        }
-        PathArguments::AngleBracketed(args) if name == "Option" && args.args.len() == 1 => {
-            match args.args.first() {
-                Some(GenericArgument::Type(inner @ Type::Path(p)))
-                    if p.path.segments.last().is_some_and(|s| s.ident != "Option") =>
-                {
-                    is_supported_hint_type(inner)
-                }
-                _ => false,
-            }
-        }
-        _ => false,
-    }
 }

@@ -83,14 +83,8 @@ pub mod standard;
 mod strategy;
 pub mod waiter;
 
-#[doc(hidden)]
-#[path = "private.rs"]
-pub mod __private;
+mod retry_after_value;
 
-/// The types a `#[retry_after]` field may have (`Duration`, whole seconds,
-/// or an `Option` of one): named in the compiler's message when a field's
-/// type is not one of them.
-pub use __private::RetryAfterValue;
 pub use adaptive::{AdaptivePartitions, AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
 pub use backoff::{
     Backoff, RandomSource, RetryAfterExceedsCeiling, RetryAfterPolicy, SeededRandom, ThreadRandom,
@@ -111,6 +105,7 @@ pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
 pub use quota::RetryQuota;
 pub use rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited, RateLimiterPartitions};
+pub use retry_after_value::RetryAfterValue;
 pub use retry_info::RetryInfo;
 pub use safety::RetrySafety;
 pub use standard::{

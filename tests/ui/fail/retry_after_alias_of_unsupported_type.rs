@@ -1,7 +1,7 @@
 use rebound::RetryInfo;
 
-/// An alias hides the type from the derive's syntactic check: the compiler's
-/// trait check must still point at the field.
+/// An alias of a type that is not a retry-after value: the compiler's
+/// trait check points at the field.
 type Seconds = f64;
 
 #[derive(Debug, RetryInfo)]

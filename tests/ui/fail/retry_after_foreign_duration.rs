@@ -1,7 +1,7 @@
 use rebound::RetryInfo;
 
 /// A `Duration` that is not `std::time::Duration` (as `chrono::Duration`):
-/// the derive's check by name accepts it, the compiler's trait check must
+/// the compiler's trait check must
 /// point at the field and name no hidden item.
 mod clock {
     #[derive(Debug)]
