@@ -71,6 +71,7 @@ pub mod config;
 mod error_info;
 pub mod executor;
 mod fault;
+mod give_up;
 mod io;
 pub mod legacy;
 mod never;

@@ -540,25 +540,13 @@ impl RetryStrategy for LegacyRetryStrategy {
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
         let attempts = token.attempt();
         let verdict = self.classify(failure);
-        if !verdict.retryable {
-            return Err(TokenAcquisitionFailed::NotRetryable { attempts });
-        }
-        if attempts >= self.max_attempts {
-            return Err(TokenAcquisitionFailed::AttemptsExhausted {
-                attempts,
-                max_attempts: self.max_attempts,
-            });
-        }
         let retry_after = failure
             .retry_after()
             .filter(|_| self.preset.uses_retry_after());
-        if let Some(requested) = retry_after.filter(|hint| *hint > self.retry_after_ceiling) {
-            return Err(TokenAcquisitionFailed::RetryAfterTooLong {
-                attempts,
-                requested,
-                ceiling: self.retry_after_ceiling,
-            });
-        }
+        crate::give_up::check(attempts, verdict.retryable, self.max_attempts, || {
+            let requested = retry_after.filter(|hint| *hint > self.retry_after_ceiling)?;
+            Some((requested, self.retry_after_ceiling))
+        })?;
         let delay = self.retry_delay(attempts, verdict.throttling, retry_after);
         Ok(token.next(delay, None))
     }

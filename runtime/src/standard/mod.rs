@@ -251,27 +251,13 @@ impl StandardRetryStrategy {
         let settings = &*self.settings;
         let attempts = token.attempt();
         let paid = token.quota_cost();
-        if !verdict.retryable {
-            return self.give_up(
-                paid,
-                failure,
-                TokenAcquisitionFailed::NotRetryable { attempts },
-            );
-        }
-        if attempts >= settings.max_attempts {
-            let why = TokenAcquisitionFailed::AttemptsExhausted {
-                attempts,
-                max_attempts: settings.max_attempts,
-            };
-            return self.give_up(paid, failure, why);
-        }
         let retry_after = failure.retry_after();
-        if let Err(refused) = settings.retry_after.check(retry_after) {
-            let why = TokenAcquisitionFailed::RetryAfterTooLong {
-                attempts,
-                requested: refused.requested,
-                ceiling: refused.ceiling,
-            };
+        let gates =
+            crate::give_up::check(attempts, verdict.retryable, settings.max_attempts, || {
+                let refused = settings.retry_after.check(retry_after).err()?;
+                Some((refused.requested, refused.ceiling))
+            });
+        if let Err(why) = gates {
             return self.give_up(paid, failure, why);
         }
         let cost = self.cost_of(verdict);
