@@ -54,6 +54,7 @@ pub use retry_after::{RetryAfterExceedsCeiling, RetryAfterPolicy};
 /// assert_eq!(decorrelated.delay(1, ms(300), &half), ms(500)); // 100 + 0.5 * (900 - 100) ms
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Backoff {
     /// Retry at once.
     None,
