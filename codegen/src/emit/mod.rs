@@ -219,13 +219,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
         let fields = shape.members.iter().map(|member| {
             let name = ident(&crate::names::field_name(&member.name));
             let ty = self.field_type(shape, member, here);
-            let docs = doc_attrs(
-                member
-                    .traits
-                    .get("smithy.api#documentation")
-                    .and_then(|d| d.as_str()),
-                format!("The {} member.", code(&member.name)),
-            );
+            let docs = member_docs(member);
             let extra = extra(member);
             quote! {
                 #docs
@@ -281,6 +275,18 @@ pub(crate) fn ident(name: &str) -> Ident {
         Some(raw) => Ident::new_raw(raw, Span::call_site()),
         None => Ident::new(name, Span::call_site()),
     }
+}
+
+/// Doc attributes for a member: its `@documentation`, else "The `name`
+/// member."
+fn member_docs(member: &Member) -> TokenStream {
+    doc_attrs(
+        member
+            .traits
+            .get("smithy.api#documentation")
+            .and_then(|d| d.as_str()),
+        format!("The {} member.", code(&member.name)),
+    )
 }
 
 /// `name` as HTML inline code, for a fallback doc.

@@ -3,7 +3,7 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::{Emitter, Here, code, doc_attrs, ident};
+use super::{Emitter, Here, code, doc_attrs, ident, member_docs};
 use crate::ast::{Shape, ShapeType};
 use crate::names::{fresh, unraw, variant_name};
 
@@ -53,13 +53,7 @@ impl Emitter<'_, '_> {
                 });
                 taken.push(variant.clone());
                 let variant = ident(&variant);
-                let docs = doc_attrs(
-                    member
-                        .traits
-                        .get("smithy.api#documentation")
-                        .and_then(|d| d.as_str()),
-                    format!("The {} member.", code(&member.name)),
-                );
+                let docs = member_docs(member);
                 if member.target == "smithy.api#Unit" {
                     quote!(#docs #variant,)
                 } else {
