@@ -16,3 +16,13 @@ fn derive_diagnostics_and_accepted_shapes() {
 fn usage_mistakes_say_what_to_do() {
     trybuild::TestCases::new().compile_fail("tests/ui/usage/*.rs");
 }
+
+/// The async executor's sleeper mistake. The compiler lists the other
+/// `AsyncSleeper` implementors, `TokioSleeper` among them with the `tokio`
+/// feature, so the expected output is pinned with it (as the test command
+/// runs: `--all-features`).
+#[cfg(feature = "tokio")]
+#[test]
+fn async_usage_mistakes_say_what_to_do() {
+    trybuild::TestCases::new().compile_fail("tests/ui/usage_tokio/*.rs");
+}
