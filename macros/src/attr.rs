@@ -155,7 +155,36 @@ fn located<T>(value: T, attr: &Attribute) -> Located<T> {
 
 /// Stores `value` unless the slot is taken, in which case the second
 /// attribute is reported as a duplicate (at the second one: it is the one to delete).
-fn set_once<T>(slot: &mut Option<T>, value: T, attr: &Attribute, errors: &mut Accumulator) {
+/// Where an attribute's stored value came from, to point at the first of
+/// two duplicates.
+trait FirstSpan {
+    fn first_span(&self) -> Span;
+}
+
+impl<T> FirstSpan for Located<T> {
+    fn first_span(&self) -> Span {
+        self.span
+    }
+}
+
+impl FirstSpan for LitStr {
+    fn first_span(&self) -> Span {
+        self.span()
+    }
+}
+
+impl FirstSpan for Span {
+    fn first_span(&self) -> Span {
+        *self
+    }
+}
+
+fn set_once<T: FirstSpan>(
+    slot: &mut Option<T>,
+    value: T,
+    attr: &Attribute,
+    errors: &mut Accumulator,
+) {
     let name = attr
         .path()
         .get_ident()
@@ -164,19 +193,25 @@ fn set_once<T>(slot: &mut Option<T>, value: T, attr: &Attribute, errors: &mut Ac
     set_once_named(slot, value, &name, attr.path().span(), errors);
 }
 
-fn set_once_named<T>(
+/// Stores `value`, or reports a duplicate at both places: the second
+/// occurrence, and the first.
+fn set_once_named<T: FirstSpan>(
     slot: &mut Option<T>,
     value: T,
     name: &str,
     span: Span,
     errors: &mut Accumulator,
 ) {
-    if slot.is_some() {
+    if let Some(first) = slot {
         errors.push(
             darling::Error::custom(format!(
                 "duplicate `#[{name}]` attribute: keep one and delete the other"
             ))
             .with_span(&span),
+        );
+        errors.push(
+            darling::Error::custom(format!("the first `#[{name}]` is here"))
+                .with_span(&first.first_span()),
         );
     } else {
         *slot = Some(value);
