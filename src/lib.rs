@@ -35,7 +35,7 @@
 //! use std::time::Duration;
 //! use rebound::{Retry, StandardRetryStrategy};
 //!
-//! let strategy = StandardRetryStrategy::builder().build()?;
+//! let strategy = StandardRetryStrategy::new(); // the AWS standard mode, its defaults
 //! let retry = Retry::new(&strategy).sleeper(|_delay| {}); // tests: do not actually sleep
 //! let reset = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
 //! let value = retry.run(|attempt| if attempt < 2 { Err(reset()) } else { Ok("done") })?;

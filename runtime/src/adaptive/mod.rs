@@ -135,6 +135,21 @@ pub struct AdaptiveRetryStrategyBuilder<C = SystemClock> {
 }
 
 impl AdaptiveRetryStrategy {
+    /// The AWS adaptive mode with its defaults: the
+    /// [standard strategy's](StandardRetryStrategy::new), a blocking rate
+    /// limiter on the system clock. Cannot fail.
+    ///
+    /// ```
+    /// use rebound_runtime::AdaptiveRetryStrategy;
+    ///
+    /// let strategy = AdaptiveRetryStrategy::new();
+    /// assert!(!strategy.rate_limiter().is_enabled()); // until the first throttle
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::builder(StandardRetryStrategy::new()).build()
+    }
+
     /// A builder around `standard`; see its [defaults](AdaptiveRetryStrategyBuilder#default).
     pub fn builder(standard: StandardRetryStrategy) -> AdaptiveRetryStrategyBuilder {
         AdaptiveRetryStrategyBuilder {
@@ -300,6 +315,13 @@ fn whole_nanos_above(secs: f64) -> Duration {
         Duration::from_nanos(nanos as u64)
     } else {
         Duration::from_nanos(1)
+    }
+}
+
+impl Default for AdaptiveRetryStrategy {
+    /// [`AdaptiveRetryStrategy::new`].
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -260,6 +260,23 @@ impl LegacyRetryStrategy {
         strategy
     }
 
+    /// The preset with its own defaults (its number of attempts, backoff and
+    /// retry-after handling). Cannot fail: only settings given to the
+    /// [builder](Self::builder) can be invalid.
+    ///
+    /// ```
+    /// use rebound_runtime::{LegacyPreset, LegacyRetryStrategy};
+    ///
+    /// let strategy = LegacyRetryStrategy::new(LegacyPreset::BotocoreDynamoDb);
+    /// assert_eq!(strategy.max_attempts(), 10);
+    /// ```
+    #[must_use]
+    pub fn new(preset: LegacyPreset) -> Self {
+        Self::builder(preset)
+            .build()
+            .expect("every preset's default attempts are at least 1")
+    }
+
     /// A builder starting from `preset`'s defaults.
     ///
     /// # Examples

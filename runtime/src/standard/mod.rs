@@ -106,6 +106,24 @@ struct Settings {
 }
 
 impl StandardRetryStrategy {
+    /// The AWS standard mode with its [defaults](StandardRetryStrategyBuilder#default)
+    /// (behaviour 2.0: 3 attempts, a 500-token quota, jittered exponential
+    /// backoff capped at 20 s). Cannot fail: only settings given to the
+    /// [builder](Self::builder) can be invalid.
+    ///
+    /// ```
+    /// use rebound_runtime::StandardRetryStrategy;
+    ///
+    /// let strategy = StandardRetryStrategy::new();
+    /// assert_eq!(strategy.max_attempts(), 3);
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::builder()
+            .build()
+            .expect("the default settings are valid (3 attempts)")
+    }
+
     /// A builder; see its [defaults](StandardRetryStrategyBuilder#default).
     pub fn builder() -> StandardRetryStrategyBuilder {
         StandardRetryStrategyBuilder::new()
@@ -275,6 +293,13 @@ impl StandardRetryStrategy {
                 self.give_up(paid, failure, why)
             }
         }
+    }
+}
+
+impl Default for StandardRetryStrategy {
+    /// [`StandardRetryStrategy::new`].
+    fn default() -> Self {
+        Self::new()
     }
 }
 
