@@ -137,12 +137,8 @@ impl ClientRateLimiter {
         }
         let mut inner = self.lock();
         let Inner { state, queue } = &mut *inner;
-        match queue.ahead_of(None, now) {
-            0 => state.try_acquire(now),
-            ahead => state
-                .try_acquire_behind(now, ahead)
-                .map_err(|wait| RateLimited::new(wait, now)),
-        }
+        let ahead = queue.ahead_of(None, now);
+        state.try_acquire_behind(now, ahead)
     }
 
     /// Takes a send token at `now` in turn: callers told to wait are served
@@ -192,14 +188,14 @@ impl ClientRateLimiter {
                 queue.leave(ticket.take());
                 Ok(())
             }
-            Err(wait) => {
+            Err(limited) => {
                 // Far back in a long line, come back to check at least every
                 // `RECHECK_SECS`: if the rate recovers meanwhile, the wait
                 // shrinks (a wait told once and slept in full would keep the
                 // client at the rate the line formed at).
-                let wait = wait.min(RECHECK_SECS);
+                let wait = limited.wait_secs().min(RECHECK_SECS);
                 *ticket = Some(queue.wait(*ticket, now, wait));
-                Err(RateLimited::new(wait, now))
+                Err(RateLimited::new(wait, limited.at()))
             }
         }
     }

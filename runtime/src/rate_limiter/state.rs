@@ -98,9 +98,14 @@ impl RateLimiterState {
 
     /// Takes a send token at `now` for a caller with `ahead` waiting
     /// callers in front of it: only if the bucket holds a token for each of
-    /// them and one more. Otherwise the wait, at the current fill rate, until
-    /// it will. Nothing is taken or reserved when it must wait.
-    pub(crate) fn try_acquire_behind(&mut self, now: f64, ahead: usize) -> Result<(), f64> {
+    /// them and one more (with no one ahead, [`try_acquire`](Self::try_acquire)
+    /// exactly). Otherwise [`RateLimited`] with the wait, at the current fill
+    /// rate, until it will. Nothing is taken or reserved when it must wait.
+    pub(crate) fn try_acquire_behind(&mut self, now: f64, ahead: usize) -> Result<(), RateLimited> {
+        if ahead == 0 {
+            // No one in line: exactly the reference's acquire.
+            return self.try_acquire(now);
+        }
         if !self.enabled {
             return Ok(());
         }
@@ -113,12 +118,12 @@ impl RateLimiterState {
             // A wait too small to move the clock is granted (as the bucket
             // itself does), so a caller can never be told to wait forever.
             if now + wait > now {
-                return Err(wait);
+                return Err(RateLimited::new(wait, now));
             }
         }
         self.bucket
             .try_acquire(now)
-            .map_err(|wait| wait.max(f64::MIN_POSITIVE))
+            .map_err(|wait| RateLimited::new(wait.max(f64::MIN_POSITIVE), now))
     }
 
     /// Records a response received at `now`; `is_throttle` is the throttling
