@@ -1,6 +1,7 @@
 //! [`Generator`]: the library entry point (build scripts, the CLI, the
 //! plugin).
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -208,12 +209,13 @@ impl Generator {
         }
     }
 
-    fn read(&self) -> Result<(String, String), CodegenError> {
+    /// The model's name and text (borrowed when it was given as text).
+    fn read(&self) -> Result<(String, Cow<'_, str>), CodegenError> {
         match &self.model {
             Some(Source::Path(path)) => std::fs::read_to_string(path)
-                .map(|json| (self.origin(), json))
+                .map(|json| (self.origin(), Cow::Owned(json)))
                 .map_err(|source| CodegenError::new(self.origin(), ErrorKind::Read { source })),
-            Some(Source::Json { origin, json }) => Ok((origin.clone(), json.clone())),
+            Some(Source::Json { origin, json }) => Ok((origin.clone(), Cow::Borrowed(json))),
             None => Err(CodegenError::new(
                 self.origin(),
                 ErrorKind::Read {

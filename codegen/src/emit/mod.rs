@@ -233,21 +233,15 @@ impl<'v, 'm> Emitter<'v, 'm> {
     /// `#[derive(Default)]`, or an `impl Default` when a required member is
     /// a timestamp (`SystemTime` has no default: the epoch stands in).
     fn default_impl(&self, shape: &Shape, name: &Ident) -> (TokenStream, TokenStream) {
-        let needs_manual = shape.members.iter().any(|m| {
-            is_required(m)
-                && !self.view.is_boxed(shape, &m.name)
-                && self.view.shape_type(&m.target) == ShapeType::Timestamp
-                && !self.view.is_generated(&m.target)
-        });
-        if !needs_manual {
+        // (A timestamp is never a generated type, so never boxed.)
+        let required_timestamp =
+            |m: &Member| is_required(m) && self.view.shape_type(&m.target) == ShapeType::Timestamp;
+        if !shape.members.iter().any(required_timestamp) {
             return (quote!(::std::default::Default,), TokenStream::new());
         }
         let values = shape.members.iter().map(|m| {
             let field = ident(&crate::names::field_name(&m.name));
-            let timestamp = is_required(m)
-                && !self.view.is_boxed(shape, &m.name)
-                && self.view.shape_type(&m.target) == ShapeType::Timestamp;
-            if timestamp {
+            if required_timestamp(m) {
                 quote!(#field: ::std::time::SystemTime::UNIX_EPOCH)
             } else {
                 quote!(#field: ::std::default::Default::default())
