@@ -82,21 +82,28 @@ fn an_error_named_unhandled_keeps_the_catch_all_apart() {
 
 #[test]
 fn the_rustfmt_pass_gives_what_cargo_fmt_accepts() {
-    let formatted = weather()
-        .rustfmt(true)
-        .generate()
-        .expect("rustfmt is installed");
+    let rustfmt = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
+    if std::process::Command::new(&rustfmt)
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        // A toolchain without rustfmt (rustup's minimal profile): nothing to
+        // check against. CI installs it (.ci/run).
+        eprintln!("skipped: {} cannot be run", rustfmt.to_string_lossy());
+        return;
+    }
+    let formatted = weather().rustfmt(true).generate().expect("rustfmt runs");
     let plain = weather().generate().expect("generates");
     assert_ne!(formatted, plain, "prettyplease's layout is not rustfmt's");
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("weather.rs");
     std::fs::write(&file, &formatted).expect("write");
-    let check =
-        std::process::Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
-            .args(["--edition", "2024", "--check"])
-            .arg(&file)
-            .output()
-            .expect("rustfmt runs");
+    let check = std::process::Command::new(&rustfmt)
+        .args(["--edition", "2024", "--check"])
+        .arg(&file)
+        .output()
+        .expect("rustfmt runs");
     assert!(
         check.status.success(),
         "{}",
