@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use rebound::classify::HttpErrorResponse;
 use rebound::{
-    AdaptivePartitions, AdaptiveRetryStrategy, ManualClock, RetryStrategy, RetryToken,
-    SeededRandom, SendPermit, StandardRetryStrategy,
+    AdaptiveRetryStrategy, RetryStrategy, RetryToken, SendPermit, StandardRetryStrategy,
+    backoff::SeededRandom, time::ManualClock,
 };
 
 /// The service side of one table: it accepts `rate` requests per second
@@ -117,17 +117,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let clock = ManualClock::new();
     let standard = StandardRetryStrategy::builder()
         .random(SeededRandom::new(7))
-        .build()?;
+        .build();
     let base = AdaptiveRetryStrategy::builder(standard)
         .clock(clock.clone())
         .build();
     // One client: one quota and one rate limiter per table.
-    let partitions = AdaptivePartitions::new(base, 500);
+    let partitions = base.partitions::<&str>();
 
     let mut flows = [("orders", 20.0), ("users", f64::INFINITY)].map(|(name, rate)| Flow {
         name,
         table: Table::new(rate),
-        strategy: partitions.strategy(&name),
+        strategy: partitions.get(&name),
         next_at: Duration::ZERO,
         pending: None,
         succeeded: 0,

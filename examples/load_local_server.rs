@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use rebound::executor::Classified;
+use rebound::Classified;
 use rebound::{AdaptiveRetryStrategy, Retry, RetryBehavior, StandardRetryStrategy};
 
 const CALLERS: usize = 200;
@@ -86,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let standard = StandardRetryStrategy::builder()
         .behavior(RetryBehavior::V2_1)
-        .build()?;
+        .build();
     let strategy = AdaptiveRetryStrategy::builder(standard).build();
     let retry = Arc::new(Retry::new(strategy));
     let (sent, throttled, succeeded) = (

@@ -246,7 +246,6 @@ mod with_the_standard_strategy {
             .aws_service("dynamodb", "PutItem")
             .random(|| 0.5)
             .build()
-            .expect("valid configuration")
     }
 
     /// Refreshes a first-attempt token with `error`: the retry's delay and

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use rebound::executor::StopReason;
+use rebound::StopReason;
 use rebound::{Retry, RetryInfo, StandardRetryStrategy, TokenAcquisitionFailed};
 
 #[derive(Debug, thiserror::Error, RetryInfo)]
@@ -22,10 +22,7 @@ enum GetItemError {
 
 #[test]
 fn a_derived_error_is_retried_until_success() {
-    let strategy = StandardRetryStrategy::builder()
-        .random(|| 0.5)
-        .build()
-        .unwrap();
+    let strategy = StandardRetryStrategy::builder().random(|| 0.5).build();
     let slept = RefCell::new(Vec::new());
     let retry = Retry::new(&strategy).sleeper(|delay| slept.borrow_mut().push(delay));
 
@@ -46,7 +43,7 @@ fn a_derived_error_is_retried_until_success() {
 
 #[test]
 fn a_client_error_is_returned_at_once_with_why() {
-    let strategy = StandardRetryStrategy::builder().build().unwrap();
+    let strategy = StandardRetryStrategy::new();
     let retry = Retry::new(&strategy).sleeper(|_: Duration| unreachable!("no retry"));
 
     let err = retry

@@ -2,7 +2,7 @@
 //! server fault or a 5xx status that would otherwise leave the decision to
 //! the strategy (`Maybe`, which the standard strategy retries).
 
-use rebound::executor::StopReason;
+use rebound::StopReason;
 use rebound::{
     ErrorFault, ErrorInfo, Retry, RetryInfo, RetrySafety, StandardRetryStrategy,
     TokenAcquisitionFailed,
@@ -26,7 +26,7 @@ enum StorageError {
 struct Poisoned;
 
 fn attempts_for<E: RetryInfo + ErrorInfo>(error: impl Fn() -> E) -> (u32, StopReason) {
-    let strategy = StandardRetryStrategy::builder().build().expect("valid");
+    let strategy = StandardRetryStrategy::new();
     let err = Retry::new(&strategy)
         .sleeper(|_| {})
         .run(|_attempt| Err::<(), _>(error()))

@@ -1,8 +1,8 @@
 //! `#[retry_info(transparent)]` forwards every answer of the wrapped error,
 //! including which transport failure it is.
 
-use rebound::classify::{HttpErrorResponse, TransportFailure};
 use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+use rebound::{TransportFailure, classify::HttpErrorResponse};
 
 #[derive(Debug, RetryInfo)]
 enum CallError {
@@ -34,7 +34,7 @@ fn other_variants_are_no_transport_failure() {
 
 #[test]
 fn legacy_botocore_judges_the_wrapper_like_the_failure_itself() {
-    let strategy = rebound::LegacyRetryStrategy::botocore();
+    let strategy = rebound::legacy::LegacyRetryStrategy::botocore();
     for failure in [
         TransportFailure::Connect,
         TransportFailure::ConnectionClosed,

@@ -5,7 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use rebound_runtime::{RetryConfig, RetryMode};
+use rebound_runtime::config::{RetryConfig, RetryMode};
 
 #[derive(Debug, Arbitrary)]
 struct Input<'a> {

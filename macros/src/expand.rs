@@ -217,7 +217,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
         .any(|(_, answer)| matches!(answer, Answer::Transparent(..)))
         .then(|| {
             method(
-                quote!(::core::option::Option<#krate::classify::TransportFailure>),
+                quote!(::core::option::Option<#krate::TransportFailure>),
                 "transport_failure",
                 &error_info,
                 &|_, _| quote!(::core::option::Option::None),

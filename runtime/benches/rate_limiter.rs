@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use rebound_runtime::rate_limiter::{ClientRateLimiter, RateLimiterState};
+use rebound_runtime::{internals::RateLimiterState, rate_limiter::ClientRateLimiter};
 
 /// Acquire (sleeping in virtual time until granted) + response update.
 /// `now` is the virtual clock: each call spends 1 ms before the send, any

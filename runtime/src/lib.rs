@@ -45,7 +45,7 @@
 //! use rebound_runtime::classify::HttpErrorResponse;
 //! use rebound_runtime::{RetryBehavior, RetryStrategy, StandardRetryStrategy};
 //!
-//! let strategy = StandardRetryStrategy::builder().behavior(RetryBehavior::V2_1).build()?;
+//! let strategy = StandardRetryStrategy::builder().behavior(RetryBehavior::V2_1).build();
 //! let token = strategy.acquire_initial_token()?;
 //! let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
 //! let token = strategy.refresh_retry_token(token, &throttled)?;
@@ -64,54 +64,76 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod adaptive;
+mod adaptive;
 pub mod backoff;
 pub mod classify;
 pub mod config;
-mod error_info;
-pub mod executor;
-mod fault;
+mod executor;
 mod give_up;
-mod io;
 pub mod legacy;
 mod never;
 mod partition;
 mod quota;
 pub mod rate_limiter;
-mod retry_info;
-mod safety;
-pub mod standard;
+mod standard;
 mod strategy;
+pub mod time;
+mod token;
+mod vocabulary;
 pub mod waiter;
 
-mod retry_after_value;
-
-pub use adaptive::{AdaptivePartitions, AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
-pub use backoff::{
-    Backoff, RandomSource, RetryAfterExceedsCeiling, RetryAfterPolicy, SeededRandom, ThreadRandom,
-};
-pub use config::{ConfigError, ResolvedRetryConfig, RetryConfig, RetryMode};
-pub use error_info::ErrorInfo;
+pub use adaptive::{AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
 pub use executor::{
-    AsyncSleeper, Classified, Clock, ManualClock, Retry, RetryError, Sleeper, StopReason,
-    SystemClock, ThreadSleeper,
-};
-#[cfg(feature = "tokio")]
-pub use executor::{TokioClock, TokioSleeper};
-pub use fault::ErrorFault;
-pub use legacy::{
-    LegacyConfigError, LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder,
+    GiveUpEvent, Hook, Hooks, NoHook, Retry, RetryError, RetryEvent, RetryListener, StopReason,
 };
 pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
 pub use quota::RetryQuota;
-pub use rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited, RateLimiterPartitions};
-pub use retry_after_value::RetryAfterValue;
-pub use retry_info::RetryInfo;
-pub use safety::RetrySafety;
 pub use standard::{
-    AwsServiceDefaults, RetryBehavior, StandardConfigError, StandardRetryStrategy,
-    StandardRetryStrategyBuilder,
+    AwsServiceDefaults, RetryBehavior, StandardRetryStrategy, StandardRetryStrategyBuilder,
 };
-pub use strategy::{FailureInfo, RetryStrategy, RetryToken, SendPermit, TokenAcquisitionFailed};
-pub use waiter::{GiveUpReason, PollStatus, WaitError, Waiter, WaiterBuilder, WaiterConfigError};
+pub use strategy::{RetryStrategy, SendPermit, TokenAcquisitionFailed};
+pub use token::{RetryToken, TokenIssuer};
+pub use vocabulary::{
+    Classified, ErrorFault, ErrorInfo, FailureInfo, RetryAfterValue, RetryInfo, RetrySafety,
+    TransportFailure,
+};
+
+/// The reference algorithms' building blocks, public only so that the
+/// conformance tests can replay the recorded vectors against each piece.
+///
+/// **Not part of the API**: hidden from the documentation, exempt from
+/// semantic versioning, and free to change in any release. Use the
+/// strategies instead.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::classify::codes::{
+        THROTTLING_ERROR_CODES, THROTTLING_STATUS_CODE, TRANSIENT_ERROR_CODES,
+        TRANSIENT_STATUS_CODES,
+    };
+    pub use crate::legacy::botocore::{
+        BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
+        BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,
+        DYNAMODB_EXTRA_RETRY_RULES, InvalidCrc32Header, LIMIT_EXCEEDED_STATUS,
+        botocore_retries_response, botocore_retries_transport_failure,
+        botocore_service_retry_rules, crc32, crc32_matches,
+    };
+    pub use crate::legacy::java_v1::{
+        CLOCK_SKEW_ERROR_CODES, JAVA_V1_BASE_DELAY, JAVA_V1_DYNAMODB_BASE_DELAY,
+        JAVA_V1_DYNAMODB_MAX_ERROR_RETRY, JAVA_V1_MAX_BACKOFF, JAVA_V1_MAX_ERROR_RETRY,
+        JAVA_V1_THROTTLED_BASE_DELAY, java_v1_is_throttling, java_v1_retries_response,
+    };
+    pub use crate::legacy::javascript_v2::{
+        EXPIRED_CREDENTIALS_ERROR_CODE, JAVASCRIPT_V2_BASE_DELAY,
+        JAVASCRIPT_V2_DYNAMODB_BASE_DELAY, JAVASCRIPT_V2_DYNAMODB_MAX_RETRIES,
+        JAVASCRIPT_V2_MAX_RETRIES, JAVASCRIPT_V2_THROTTLING_ERROR_CODES,
+        javascript_v2_is_throttling, javascript_v2_retries_response,
+    };
+    pub use crate::rate_limiter::cubic::{BETA, CubicCalculator, CubicParams, SCALE_CONSTANT};
+    pub use crate::rate_limiter::send_rate::{SMOOTHING, SendRateMeter, TIME_BUCKET_RANGE};
+    pub use crate::rate_limiter::state::{
+        MAX_RATE_ADJUST_SCALE, RateLimiterSnapshot, RateLimiterState,
+    };
+    pub use crate::rate_limiter::token_bucket::{MIN_CAPACITY, MIN_FILL_RATE, SendTokenBucket};
+    pub use crate::standard::MAX_BACKOFF;
+}

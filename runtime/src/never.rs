@@ -9,6 +9,7 @@ use crate::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};
 ///
 /// It holds no state, takes no quota and never waits; a refusal is
 /// [`TokenAcquisitionFailed::AttemptsExhausted`] with `max_attempts` 1.
+/// Having no account to keep, it accepts any strategy's token.
 ///
 /// # Examples
 ///
@@ -28,7 +29,7 @@ pub struct NeverRetryStrategy;
 impl RetryStrategy for NeverRetryStrategy {
     #[inline]
     fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-        Ok(RetryToken::initial())
+        Ok(RetryToken::unaccounted())
     }
 
     #[inline]

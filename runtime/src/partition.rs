@@ -6,7 +6,10 @@
 //! client (and so one quota or rate limiter) per throttling scope. A
 //! `Partitions` map hands out one `Arc` per key, created on first use, and the
 //! caller passes it to the strategy for that scope (for example
-//! [`StandardRetryStrategy::with_quota`](crate::StandardRetryStrategy::with_quota)).
+//! [`StandardRetryStrategy::with_quota`](crate::StandardRetryStrategy::with_quota)),
+//! or the value is the strategy itself:
+//! [`AdaptiveRetryStrategy::partitions`](crate::AdaptiveRetryStrategy::partitions)
+//! keeps each scope's quota and rate limiter together, behind one lookup.
 //! The map itself is an ordinary value: own it, share it with `Arc`, drop it.
 //!
 //! Looking a key up takes a lock, so do it when a client or a scope is set up,
@@ -80,13 +83,31 @@ impl<K: Eq + Hash, V> Partitions<K, V> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Forgets `key`'s state, returning it. Holders of its `Arc` keep using
+    /// it; the next [`get`](Self::get) creates a new one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::Partitions;
+    ///
+    /// let quotas = Partitions::<String, _>::retry_quotas(500);
+    /// quotas.get("a").try_acquire(5).unwrap();
+    /// assert!(quotas.remove("a").is_some());
+    /// assert_eq!(quotas.get("a").available(), 500); // a fresh quota
+    /// ```
+    pub fn remove<Q>(&self, key: &Q) -> Option<Arc<V>>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        self.lock().remove(key)
+    }
+
     /// How many partitions exist.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.entries
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.lock().len()
     }
 
     /// Whether no partition exists yet.

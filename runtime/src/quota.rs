@@ -21,6 +21,8 @@ use loom::sync::atomic::{AtomicU32, Ordering};
 #[cfg(not(loom))]
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::TokenIssuer;
+
 /// A retry quota (AWS SDKs' "retry quota", botocore's `RetryQuota`): a bucket
 /// of `capacity` tokens, starting full.
 ///
@@ -43,6 +45,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub struct RetryQuota {
     capacity: u32,
     available: AtomicU32,
+    /// Makes the tokens of the strategies drawing from this quota: a token
+    /// accounts for what was taken from one quota, so strategies sharing the
+    /// quota accept each other's tokens and no other strategy does.
+    issuer: TokenIssuer,
 }
 
 impl RetryQuota {
@@ -55,7 +61,13 @@ impl RetryQuota {
         Self {
             capacity,
             available: AtomicU32::new(capacity),
+            issuer: TokenIssuer::new(),
         }
+    }
+
+    /// The issuer of the tokens that account to this quota.
+    pub(crate) const fn issuer(&self) -> &TokenIssuer {
+        &self.issuer
     }
 
     /// The most tokens the bucket holds (and starts with).

@@ -33,7 +33,7 @@
 //!     if attempt < 3 { Err(Unavailable) } else { Ok("done") }
 //! }
 //!
-//! let strategy = StandardRetryStrategy::builder().build()?;
+//! let strategy = StandardRetryStrategy::new();
 //! let mut slept = Duration::ZERO;
 //! // The initial attempt is made even if no token can be had.
 //! let mut token = strategy.acquire_initial_token().ok();
@@ -73,33 +73,7 @@
 use core::time::Duration;
 use std::fmt::Debug;
 
-use crate::{ErrorInfo, RetryInfo};
-
-/// Everything a strategy may ask about a failed attempt: the
-/// [`RetryInfo`] verdicts and the [`ErrorInfo`] facts.
-///
-/// Implemented for every type that implements both, so any error produced by
-/// `#[derive(RetryInfo)]`, [`std::io::Error`] or the response types of
-/// [`classify`](crate::classify) can be handed to a strategy as
-/// `&dyn FailureInfo`.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::{FailureInfo, RetrySafety};
-///
-/// let failure: &dyn FailureInfo = &std::io::Error::from(std::io::ErrorKind::TimedOut);
-/// assert_eq!(failure.retry_safety(), RetrySafety::Yes);
-/// assert!(failure.is_timeout());
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be classified for retrying: it needs `RetryInfo` and `ErrorInfo`",
-    label = "not classifiable",
-    note = "derive both on your error type with `#[derive(rebound::RetryInfo)]`, or pass a classifier closure to `Retry::run_classified`"
-)]
-pub trait FailureInfo: RetryInfo + ErrorInfo {}
-
-impl<T: RetryInfo + ErrorInfo + ?Sized> FailureInfo for T {}
+use crate::{FailureInfo, RetryToken};
 
 /// A retry strategy, as the Smithy client guide defines it: it decides whether
 /// and when a failed request is attempted again.
@@ -123,31 +97,36 @@ impl<T: RetryInfo + ErrorInfo + ?Sized> FailureInfo for T {}
 ///
 /// # Examples
 ///
-/// A strategy that never retries:
+/// Tokens are made by a [`TokenIssuer`](crate::TokenIssuer), which also
+/// recognises them; its page has a complete strategy. A strategy that never
+/// retries:
 ///
 /// ```
-/// use rebound_runtime::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};
+/// use rebound_runtime::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed, TokenIssuer};
 ///
-/// #[derive(Debug)]
-/// struct Once;
+/// #[derive(Debug, Default)]
+/// struct Once(TokenIssuer);
 ///
 /// impl RetryStrategy for Once {
 ///     fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-///         Ok(RetryToken::initial())
+///         Ok(self.0.initial_token())
 ///     }
 ///     fn refresh_retry_token(
 ///         &self,
 ///         token: RetryToken,
 ///         _failure: &dyn FailureInfo,
 ///     ) -> Result<RetryToken, TokenAcquisitionFailed> {
+///         self.0.check(&token)?;
 ///         Err(TokenAcquisitionFailed::AttemptsExhausted { attempts: token.attempt(), max_attempts: 1 })
 ///     }
 ///     fn record_success(&self, _token: RetryToken) {}
 /// }
 ///
+/// let once = Once::default();
 /// let failure = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
-/// let token = Once.acquire_initial_token().unwrap();
-/// assert!(Once.refresh_retry_token(token, &failure).is_err());
+/// let token = once.acquire_initial_token()?;
+/// assert!(once.refresh_retry_token(token, &failure).is_err());
+/// # Ok::<(), TokenAcquisitionFailed>(())
 /// ```
 pub trait RetryStrategy: Debug + Send + Sync {
     /// Called before the first attempt of a request.
@@ -217,7 +196,7 @@ pub trait RetryStrategy: Debug + Send + Sync {
 /// use std::time::Duration;
 /// use rebound_runtime::{RetryStrategy, SendPermit, StandardRetryStrategy};
 ///
-/// let strategy = StandardRetryStrategy::builder().build()?;
+/// let strategy = StandardRetryStrategy::new();
 /// let mut token = strategy.acquire_initial_token()?;
 /// // Standard mode does not limit the send rate.
 /// assert_eq!(strategy.acquire_send_permit(&mut token)?, SendPermit::Granted);
@@ -277,125 +256,6 @@ macro_rules! forward_retry_strategy {
 
 forward_retry_strategy!(&S, std::boxed::Box<S>, std::sync::Arc<S>);
 
-/// The state of one request between its attempts: which attempt comes next,
-/// how long to wait before it, and what the last retry took from the quota.
-///
-/// Deliberately neither `Clone` nor `Copy`: a strategy consumes the token it
-/// is given, so a spent token cannot be refreshed or refunded twice.
-///
-/// # Examples
-///
-/// ```
-/// use std::time::Duration;
-/// use rebound_runtime::RetryToken;
-///
-/// let first = RetryToken::initial();
-/// assert_eq!((first.attempt(), first.delay(), first.quota_cost()), (1, Duration::ZERO, None));
-///
-/// let second = first.next(Duration::from_millis(40), Some(5));
-/// assert_eq!(second.attempt(), 2);
-/// assert_eq!(second.retries(), 1);
-/// assert_eq!(second.delay(), Duration::from_millis(40));
-/// assert_eq!(second.quota_cost(), Some(5));
-/// ```
-///
-/// Handing a spent token back again does not compile:
-///
-/// ```compile_fail,E0382
-/// use rebound_runtime::{RetryStrategy, StandardRetryStrategy};
-///
-/// let strategy = StandardRetryStrategy::builder().build().unwrap();
-/// let token = strategy.acquire_initial_token().unwrap();
-/// strategy.record_success(token);
-/// strategy.record_success(token); // use of moved value: the refund cannot be taken twice
-/// ```
-#[derive(Debug, PartialEq, Eq)]
-#[must_use = "a token must be handed back to the strategy (refresh or record_success)"]
-pub struct RetryToken {
-    attempt: u32,
-    delay: Duration,
-    quota_cost: Option<u32>,
-    /// The attempt's place in a rate limiter's line while it waits for a
-    /// send token (see [`RetryStrategy::acquire_send_permit`]).
-    send_ticket: Option<u64>,
-}
-
-impl RetryToken {
-    /// The token for the first attempt: no delay, nothing taken from a quota.
-    pub const fn initial() -> Self {
-        Self {
-            attempt: 1,
-            delay: Duration::ZERO,
-            quota_cost: None,
-            send_ticket: None,
-        }
-    }
-
-    /// The token for the attempt after this one: wait `delay` first.
-    /// `quota_cost` is what this retry took from the retry quota, `None` to
-    /// keep the cost of the previous retry (the quota refunds the last
-    /// acquisition when the request finally succeeds).
-    pub const fn next(self, delay: Duration, quota_cost: Option<u32>) -> Self {
-        Self {
-            attempt: self.attempt.saturating_add(1),
-            delay,
-            quota_cost: match quota_cost {
-                Some(cost) => Some(cost),
-                None => self.quota_cost,
-            },
-            send_ticket: None,
-        }
-    }
-
-    /// The same token, to be used after `delay` instead: how a strategy that
-    /// wraps another (adaptive mode's rate limiter around standard mode)
-    /// lengthens the wait it was given.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use rebound_runtime::RetryToken;
-    ///
-    /// let token = RetryToken::initial().with_delay(Duration::from_millis(30));
-    /// assert_eq!((token.attempt(), token.delay()), (1, Duration::from_millis(30)));
-    /// ```
-    pub const fn with_delay(self, delay: Duration) -> Self {
-        Self { delay, ..self }
-    }
-
-    /// The attempt's place in a rate limiter's line, kept between the asks
-    /// of [`RetryStrategy::acquire_send_permit`].
-    pub(crate) const fn send_ticket_mut(&mut self) -> &mut Option<u64> {
-        &mut self.send_ticket
-    }
-
-    /// The 1-based number of the attempt this token is for.
-    #[must_use]
-    pub const fn attempt(&self) -> u32 {
-        self.attempt
-    }
-
-    /// How many retries preceded this attempt (`attempt() - 1`).
-    #[must_use]
-    pub const fn retries(&self) -> u32 {
-        self.attempt - 1
-    }
-
-    /// How long to wait before making this attempt.
-    #[must_use]
-    pub const fn delay(&self) -> Duration {
-        self.delay
-    }
-
-    /// What the last retry of this request took from the retry quota, if any
-    /// retry did.
-    #[must_use]
-    pub const fn quota_cost(&self) -> Option<u32> {
-        self.quota_cost
-    }
-}
-
 /// Why a strategy allows no (further) attempt. The executor returns the last
 /// failure to its caller; this says why it stopped there.
 ///
@@ -452,7 +312,7 @@ pub enum TokenAcquisitionFailed {
         delay_before_giving_up: Option<Duration>,
     },
     /// The service asked to wait longer than the configured ceiling (see
-    /// [`RetryAfterPolicy::AtLeast`](crate::RetryAfterPolicy::AtLeast)):
+    /// [`RetryAfterPolicy::AtLeast`](crate::backoff::RetryAfterPolicy::AtLeast)):
     /// rather than sleep that long, or retry sooner than asked, give up now
     /// and let the caller reschedule.
     #[error(
@@ -467,7 +327,7 @@ pub enum TokenAcquisitionFailed {
         ceiling: Duration,
     },
     /// Adaptive mode's client-side rate limiter has no send token now and is
-    /// set to fail fast ([`AcquireMode::FailFast`](crate::AcquireMode::FailFast))
+    /// set to fail fast ([`AcquireMode::FailFast`](crate::rate_limiter::AcquireMode::FailFast))
     /// rather than wait.
     #[error("rate limited after {attempts} attempts: the next send token is {wait:?} away")]
     RateLimited {
@@ -475,6 +335,16 @@ pub enum TokenAcquisitionFailed {
         attempts: u32,
         /// How long until a send token would be available.
         wait: Duration,
+    },
+    /// The token handed in was made by another strategy (or another
+    /// partition of one, or a strategy rebuilt since): it says nothing this
+    /// strategy can account for, so it is refused, as the Smithy client
+    /// guide's strategies refuse it with `IllegalArgumentException`. See
+    /// [`TokenIssuer`](crate::TokenIssuer).
+    #[error("attempt {attempts}'s token was issued by another strategy")]
+    ForeignToken {
+        /// The attempt number the token carries.
+        attempts: u32,
     },
 }
 
@@ -487,7 +357,8 @@ impl TokenAcquisitionFailed {
             | Self::AttemptsExhausted { attempts, .. }
             | Self::QuotaExhausted { attempts, .. }
             | Self::RetryAfterTooLong { attempts, .. }
-            | Self::RateLimited { attempts, .. } => *attempts,
+            | Self::RateLimited { attempts, .. }
+            | Self::ForeignToken { attempts } => *attempts,
         }
     }
 

@@ -14,10 +14,10 @@ mod many_callers;
 use std::time::Duration;
 
 use many_callers::{Outcome, Strategy, World, executor, throttled};
-use rebound_runtime::executor::StopReason;
+use rebound_runtime::StopReason;
 use rebound_runtime::{
-    AcquireMode, AdaptiveRetryStrategy, RetryAfterPolicy, StandardRetryStrategy,
-    TokenAcquisitionFailed,
+    AdaptiveRetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
+    backoff::RetryAfterPolicy, rate_limiter::AcquireMode,
 };
 use tokio::task::JoinSet;
 
@@ -26,7 +26,7 @@ const VICTIM: usize = usize::MAX;
 fn strategy(standard: StandardRetryStrategy, mode: AcquireMode) -> Strategy {
     AdaptiveRetryStrategy::builder(standard)
         .acquire_mode(mode)
-        .clock(rebound_runtime::executor::TokioClock)
+        .clock(rebound_runtime::time::TokioClock)
         .build()
 }
 
@@ -35,7 +35,6 @@ fn honouring_hints_up_to(ceiling: Duration) -> StandardRetryStrategy {
         .retry_after(RetryAfterPolicy::AtLeast { ceiling })
         .random(|| 0.5)
         .build()
-        .expect("valid")
 }
 
 /// Warm-up traffic at `per_second` for `secs` seconds, so the limiter has a
@@ -188,8 +187,7 @@ async fn a_throttled_request_s_backoffs_do_not_hold_back_unrelated_ones() {
     let standard = StandardRetryStrategy::builder()
         .max_attempts(10)
         .random(|| 0.5)
-        .build()
-        .expect("valid");
+        .build();
     let world = World::new(strategy(standard, AcquireMode::Block));
     let (outcomes, victim) = scenario(&world, None, |_| Err(throttled(None)), 2, 120).await;
     assert_eq!(victim.attempts, 10, "the victim used all its attempts");

@@ -18,8 +18,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use many_callers::{Response, World, executor};
-use rebound_runtime::executor::TokioClock;
-use rebound_runtime::{AcquireMode, AdaptiveRetryStrategy, RetryBehavior, StandardRetryStrategy};
+use rebound_runtime::time::TokioClock;
+use rebound_runtime::{
+    AdaptiveRetryStrategy, RetryBehavior, StandardRetryStrategy, rate_limiter::AcquireMode,
+};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
@@ -53,9 +55,8 @@ impl Admission {
 async fn two_hundred_callers_against_fifty_per_second_stay_near_the_admitted_rate() {
     let standard = StandardRetryStrategy::builder()
         .behavior(RetryBehavior::V2_1)
-        .random(rebound_runtime::SeededRandom::new(8))
-        .build()
-        .expect("valid");
+        .random(rebound_runtime::backoff::SeededRandom::new(8))
+        .build();
     let strategy = AdaptiveRetryStrategy::builder(standard)
         .acquire_mode(AcquireMode::Block)
         .clock(TokioClock)

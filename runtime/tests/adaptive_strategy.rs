@@ -5,19 +5,16 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rebound_runtime::StopReason;
 use rebound_runtime::classify::HttpErrorResponse;
-use rebound_runtime::executor::StopReason;
 use rebound_runtime::rate_limiter::ClientRateLimiter;
 use rebound_runtime::{
-    AcquireMode, AdaptivePartitions, AdaptiveRetryStrategy, ManualClock, Retry, RetryStrategy,
-    SendPermit, StandardRetryStrategy, TokenAcquisitionFailed,
+    AdaptiveRetryStrategy, Retry, RetryStrategy, SendPermit, StandardRetryStrategy,
+    TokenAcquisitionFailed, rate_limiter::AcquireMode, time::ManualClock,
 };
 
 fn standard() -> StandardRetryStrategy {
-    StandardRetryStrategy::builder()
-        .random(|| 0.5)
-        .build()
-        .expect("valid")
+    StandardRetryStrategy::builder().random(|| 0.5).build()
 }
 
 fn adaptive(mode: AcquireMode) -> (AdaptiveRetryStrategy<ManualClock>, ManualClock) {
@@ -236,22 +233,19 @@ fn successes_and_failures_are_all_fed_to_the_limiter() {
 #[test]
 fn partitions_keep_throttling_to_their_own_key() {
     let (base, _clock) = adaptive(AcquireMode::Block);
-    let tables = AdaptivePartitions::new(base, 500);
-    let orders = tables.strategy(&"orders");
+    let tables = base.partitions::<&str>();
+    let orders = tables.get(&"orders");
     let token = orders.acquire_initial_token().unwrap();
     let _retry = orders.refresh_retry_token(token, &throttled()).unwrap();
 
-    let users = tables.strategy(&"users");
-    assert!(tables.strategy(&"orders").rate_limiter().is_enabled());
+    let users = tables.get(&"users");
+    assert!(tables.get(&"orders").rate_limiter().is_enabled());
     assert!(!users.rate_limiter().is_enabled());
     assert_eq!(users.standard().quota().available(), 500);
-    assert_eq!(
-        tables.strategy(&"orders").standard().quota().available(),
-        495
-    );
+    assert_eq!(tables.get(&"orders").standard().quota().available(), 495);
     assert!(Arc::ptr_eq(
         orders.rate_limiter(),
-        tables.strategy(&"orders").rate_limiter()
+        tables.get(&"orders").rate_limiter()
     ));
     assert_eq!(tables.len(), 2);
 }

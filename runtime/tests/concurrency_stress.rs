@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::{
-    AdaptiveRetryStrategy, ManualClock, RetryBehavior, RetryStrategy, SendPermit,
-    StandardRetryStrategy,
+    AdaptiveRetryStrategy, RetryBehavior, RetryStrategy, SendPermit, StandardRetryStrategy,
+    time::ManualClock,
 };
 
 const THREADS: u64 = 8;
@@ -113,8 +113,7 @@ fn a_shared_standard_strategy_keeps_its_quota_in_bounds() {
         StandardRetryStrategy::builder()
             .behavior(RetryBehavior::V2_1)
             .random(|| 0.5)
-            .build()
-            .expect("valid"),
+            .build(),
     );
     let capacity = strategy.quota().capacity();
     hammer(
@@ -138,10 +137,7 @@ fn a_shared_standard_strategy_keeps_its_quota_in_bounds() {
 #[test]
 fn a_shared_adaptive_strategy_keeps_quota_and_waits_in_bounds() {
     let clock = ManualClock::new();
-    let standard = StandardRetryStrategy::builder()
-        .random(|| 0.5)
-        .build()
-        .expect("valid");
+    let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
     let strategy = Arc::new(
         AdaptiveRetryStrategy::builder(standard)
             .clock(clock.clone())

@@ -4,7 +4,10 @@
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::config::ConfiguredRetryStrategy;
 use rebound_runtime::legacy::LegacyPreset;
-use rebound_runtime::{RetryBehavior, RetryConfig, RetryMode, RetryStrategy};
+use rebound_runtime::{
+    RetryBehavior, RetryStrategy,
+    config::{RetryConfig, RetryMode},
+};
 
 const NONE: [(&str, &str); 0] = [];
 
@@ -13,7 +16,6 @@ fn build(env: &[(&str, &str)]) -> ConfiguredRetryStrategy {
         .resolve_from(env, &NONE)
         .expect("valid configuration")
         .build()
-        .expect("buildable")
 }
 
 #[test]
@@ -70,18 +72,26 @@ fn builders_start_from_the_resolved_settings() {
         .max_attempts(2)
         .resolve_from(&NONE, &NONE)
         .unwrap();
-    let java = resolved
-        .legacy_builder(LegacyPreset::JavaV1)
-        .build()
-        .unwrap();
+    let java = resolved.legacy_builder(LegacyPreset::JavaV1).build();
     assert_eq!(java.max_attempts(), 2);
-    let standard = resolved.standard_builder().build().unwrap();
+    let standard = resolved.standard_builder().build();
     assert_eq!(standard.max_attempts(), 2);
 }
 
 #[test]
-fn zero_attempts_set_by_hand_is_an_error_not_a_panic() {
-    let mut resolved = RetryConfig::new().resolve_from(&NONE, &NONE).unwrap();
-    resolved.max_attempts = Some(0);
-    assert!(resolved.build().is_err());
+fn a_resolved_configuration_always_builds_even_with_zero_attempts_set_by_hand() {
+    for mode in [RetryMode::Legacy, RetryMode::Standard, RetryMode::Adaptive] {
+        let mut resolved = RetryConfig::new()
+            .mode(mode)
+            .resolve_from(&NONE, &NONE)
+            .unwrap();
+        resolved.max_attempts = Some(0);
+        let strategy = resolved.build();
+        assert_eq!(strategy.mode(), mode);
+        assert_eq!(
+            strategy.max_attempts(),
+            1,
+            "{mode:?}: the first attempt is always made"
+        );
+    }
 }

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use rebound_runtime::config::{ConfigError, RetryConfig};
 use rebound_runtime::config::{ConfigSource, FileSource, Problem, Setting};
-use rebound_runtime::{ConfigError, RetryConfig};
 
 const CONFIG: &str = "/cfg/aws-config";
 
@@ -203,7 +203,7 @@ fn spaces_tabs_and_comments_around_file_values_are_format() {
         .resolve_from(&[("AWS_CONFIG_FILE", CONFIG)], &files)
         .unwrap();
     assert_eq!(resolved.max_attempts, Some(4));
-    assert_eq!(resolved.mode, rebound_runtime::RetryMode::Adaptive);
+    assert_eq!(resolved.mode, rebound_runtime::config::RetryMode::Adaptive);
 }
 
 #[test]
@@ -307,7 +307,7 @@ fn unreadable_file_is_an_error_naming_the_path() {
 fn file_is_not_read_when_code_and_env_decide() {
     // `Unreadable` would fail any read: none happens.
     let resolved = RetryConfig::new()
-        .mode(rebound_runtime::RetryMode::Standard)
+        .mode(rebound_runtime::config::RetryMode::Standard)
         .resolve_from(
             &[("AWS_CONFIG_FILE", CONFIG), ("AWS_MAX_ATTEMPTS", "2")],
             &Unreadable,

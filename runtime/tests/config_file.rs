@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use rebound_runtime::config::{ConfigSource, OsFiles, Problem, Setting};
-use rebound_runtime::{RetryConfig, RetryMode};
+use rebound_runtime::config::{RetryConfig, RetryMode};
 
 fn files(entries: &[(&str, &str)]) -> BTreeMap<PathBuf, String> {
     entries

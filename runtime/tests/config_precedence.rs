@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use rebound_runtime::config::{ConfigSource, RetryBehavior};
-use rebound_runtime::{RetryConfig, RetryMode};
+use rebound_runtime::config::{RetryConfig, RetryMode};
+use rebound_runtime::{RetryBehavior, config::ConfigSource};
 
 const HOME: &str = "/home/tester";
 const CONFIG: &str = "/home/tester/.aws/config";

@@ -12,7 +12,7 @@ mod common;
 use std::cell::Cell;
 
 use common::vectors::{array, assert_close, field, flag, num};
-use rebound_runtime::rate_limiter::{ClientRateLimiter, RateLimiterSnapshot};
+use rebound_runtime::{internals::RateLimiterSnapshot, rate_limiter::ClientRateLimiter};
 use serde_json::Value;
 
 /// The state fields the vectors record; each is compared.

@@ -8,8 +8,9 @@
 mod common;
 
 use common::vectors::{array, assert_close, field, flag, num};
-use rebound_runtime::rate_limiter::{
-    CubicCalculator, MAX_RATE_ADJUST_SCALE, RateLimiterState, cubic, send_rate, token_bucket,
+use rebound_runtime::internals::{
+    BETA, CubicCalculator, MAX_RATE_ADJUST_SCALE, MIN_CAPACITY, MIN_FILL_RATE, RateLimiterState,
+    SCALE_CONSTANT, SMOOTHING, TIME_BUCKET_RANGE,
 };
 use serde_json::Value;
 
@@ -22,13 +23,13 @@ fn constants_match() {
     let doc = common::load_conformance("cubic.json");
     let c = field(&doc, "constants");
     let ours = [
-        ("scale_constant_C", cubic::SCALE_CONSTANT),
-        ("beta", cubic::BETA),
-        ("smoothing", send_rate::SMOOTHING),
-        ("time_bucket_range_s", send_rate::TIME_BUCKET_RANGE),
+        ("scale_constant_C", SCALE_CONSTANT),
+        ("beta", BETA),
+        ("smoothing", SMOOTHING),
+        ("time_bucket_range_s", TIME_BUCKET_RANGE),
         ("max_rate_adjust_scale", MAX_RATE_ADJUST_SCALE),
-        ("min_fill_rate", token_bucket::MIN_FILL_RATE),
-        ("min_capacity", token_bucket::MIN_CAPACITY),
+        ("min_fill_rate", MIN_FILL_RATE),
+        ("min_capacity", MIN_CAPACITY),
     ];
     let recorded = c.as_object().expect("constants is an object");
     assert_eq!(

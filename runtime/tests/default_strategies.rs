@@ -2,13 +2,13 @@
 //! gives with no settings.
 
 use rebound_runtime::{
-    AdaptiveRetryStrategy, LegacyPreset, LegacyRetryStrategy, Retry, RetryBehavior,
-    StandardRetryStrategy,
+    AdaptiveRetryStrategy, Retry, RetryBehavior, StandardRetryStrategy,
+    legacy::{LegacyPreset, LegacyRetryStrategy},
 };
 
 #[test]
 fn standard_and_adaptive_defaults_are_the_builders_defaults() {
-    let built = StandardRetryStrategy::builder().build().expect("valid");
+    let built = StandardRetryStrategy::new();
     for strategy in [
         StandardRetryStrategy::new(),
         StandardRetryStrategy::default(),

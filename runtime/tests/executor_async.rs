@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use executor_support::{Failure, NoInitialToken, Sleeps, block_on, ms, standard};
-use rebound_runtime::executor::{AsyncSleeper, Classified, StopReason};
+use rebound_runtime::{Classified, StopReason, time::AsyncSleeper};
 use rebound_runtime::{
-    ManualClock, Retry, RetryQuota, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
+    Retry, RetryQuota, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
+    time::ManualClock,
 };
 
 fn retry<S: RetryStrategy>(
@@ -123,8 +124,7 @@ fn an_exhausted_quota_stops_retrying() {
     let strategy = StandardRetryStrategy::builder()
         .random(|| 0.5)
         .quota(Arc::new(RetryQuota::new(4)))
-        .build()
-        .unwrap();
+        .build();
     let sleeps = Sleeps::new();
     let calls = AtomicU32::new(0);
 
@@ -191,8 +191,7 @@ fn long_polling_sleeps_before_giving_up() {
         .random(|| 0.5)
         .long_polling(true)
         .quota(Arc::new(RetryQuota::new(0)))
-        .build()
-        .unwrap();
+        .build();
     let sleeps = Sleeps::new();
     let calls = AtomicU32::new(0);
 

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use executor_support::{DelayedStart, Failure, NoInitialToken, Sleeps, ms, standard};
-use rebound_runtime::executor::{Classified, StopReason};
+use rebound_runtime::{Classified, StopReason};
 use rebound_runtime::{
     ErrorFault, Retry, RetryQuota, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
 };
@@ -18,7 +18,7 @@ use rebound_runtime::{
 fn retry<S: RetryStrategy>(
     strategy: S,
     sleeps: &Sleeps,
-) -> Retry<S, impl Fn(Duration) + '_, rebound_runtime::ManualClock> {
+) -> Retry<S, impl Fn(Duration) + '_, rebound_runtime::time::ManualClock> {
     Retry::new(strategy)
         .sleeper(|delay| sleeps.sleep(delay))
         .clock(sleeps.clock.clone())
@@ -66,8 +66,7 @@ fn retries_sleep_exactly_the_token_delays_then_succeed() {
     let strategy = StandardRetryStrategy::builder()
         .random(|| 0.5)
         .max_attempts(4)
-        .build()
-        .unwrap();
+        .build();
     let sleeps = Sleeps::new();
     let calls = Cell::new(0);
 
@@ -130,8 +129,7 @@ fn an_exhausted_quota_stops_retrying() {
     let strategy = StandardRetryStrategy::builder()
         .random(|| 0.5)
         .quota(Arc::new(RetryQuota::new(7)))
-        .build()
-        .unwrap();
+        .build();
     let sleeps = Sleeps::new();
     let calls = Cell::new(0);
 
@@ -255,8 +253,7 @@ fn long_polling_sleeps_before_giving_up_on_an_exhausted_quota() {
         .random(|| 0.5)
         .long_polling(true)
         .quota(Arc::new(RetryQuota::new(0)))
-        .build()
-        .unwrap();
+        .build();
     let sleeps = Sleeps::new();
     let calls = Cell::new(0);
 
@@ -278,8 +275,7 @@ fn the_long_polling_sleep_is_cut_at_the_budget() {
         .random(|| 0.5)
         .long_polling(true)
         .quota(Arc::new(RetryQuota::new(0)))
-        .build()
-        .unwrap();
+        .build();
     let sleeps = Sleeps::new();
 
     let err = retry(&strategy, &sleeps)
@@ -300,7 +296,7 @@ fn the_long_polling_sleep_is_cut_at_the_budget() {
 #[test]
 fn the_initial_token_delay_is_slept_before_the_first_attempt() {
     let sleeps = Sleeps::new();
-    let strategy = DelayedStart(ms(250));
+    let strategy = DelayedStart::new(ms(250));
 
     let value = retry(&strategy, &sleeps)
         .budget(ms(300))
@@ -315,7 +311,7 @@ fn the_budget_bounds_the_wait_before_the_first_attempt_too() {
     // Issue #8: a 30 s budget waited 59 s before the first attempt, then
     // succeeded. The wait is not slept and no attempt is made.
     let sleeps = Sleeps::new();
-    let strategy = DelayedStart(Duration::from_secs(59));
+    let strategy = DelayedStart::new(Duration::from_secs(59));
     let calls = std::cell::Cell::new(0);
 
     let err = retry(&strategy, &sleeps)
@@ -450,7 +446,7 @@ fn an_executor_runs_many_requests() {
 #[test]
 fn the_manual_clock_is_a_sleeper() {
     let strategy = standard();
-    let clock = rebound_runtime::ManualClock::new();
+    let clock = rebound_runtime::time::ManualClock::new();
     let err = Retry::new(&strategy)
         .sleeper(clock.clone())
         .clock(clock.clone())

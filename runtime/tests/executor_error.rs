@@ -6,7 +6,7 @@ use std::error::Error as _;
 
 use executor_support::{Failure, NoInitialToken, ms};
 use rebound_runtime::TokenAcquisitionFailed;
-use rebound_runtime::executor::{RetryError, StopReason};
+use rebound_runtime::{RetryError, StopReason};
 
 fn exhausted() -> RetryError<Failure> {
     let why = TokenAcquisitionFailed::AttemptsExhausted {

@@ -5,14 +5,11 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rebound_runtime::classify::HttpErrorResponse;
-use rebound_runtime::executor::{GiveUpEvent, ManualClock, RetryEvent, RetryListener, StopReason};
+use rebound_runtime::{GiveUpEvent, RetryEvent, RetryListener, StopReason, time::ManualClock};
 use rebound_runtime::{Retry, StandardRetryStrategy, TokenAcquisitionFailed};
 
 fn strategy() -> StandardRetryStrategy {
-    StandardRetryStrategy::builder()
-        .random(|| 0.5)
-        .build()
-        .expect("valid")
+    StandardRetryStrategy::builder().random(|| 0.5).build()
 }
 
 /// What the listener heard, as plain values.

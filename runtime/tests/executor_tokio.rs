@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use executor_support::{Failure, ms, standard};
 use rebound_runtime::Retry;
-use rebound_runtime::executor::{StopReason, TokioClock, TokioSleeper};
+use rebound_runtime::{
+    StopReason,
+    time::{TokioClock, TokioSleeper},
+};
 
 #[tokio::test(start_paused = true)]
 async fn retries_sleep_on_tokio_s_timer() {

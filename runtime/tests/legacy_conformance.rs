@@ -25,13 +25,17 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use common::load_conformance;
-use rebound_runtime::classify::{ChecksumMismatch, HttpErrorResponse, TransportFailure};
-use rebound_runtime::legacy::{
-    CRC32_HEADER, LegacyPreset, LegacyRetryStrategy, crc32, crc32_matches,
-};
 use rebound_runtime::{
     ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, RetryStrategy,
     TokenAcquisitionFailed,
+};
+use rebound_runtime::{
+    TransportFailure,
+    classify::{ChecksumMismatch, HttpErrorResponse},
+};
+use rebound_runtime::{
+    internals::{CRC32_HEADER, crc32, crc32_matches},
+    legacy::{LegacyPreset, LegacyRetryStrategy},
 };
 use serde_json::Value;
 
@@ -186,7 +190,7 @@ impl Replay {
         if let Some(max_attempts) = max_attempts {
             builder = builder.max_attempts(max_attempts);
         }
-        builder.build().unwrap()
+        builder.build()
     }
 }
 

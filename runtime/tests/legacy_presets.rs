@@ -7,9 +7,12 @@
 
 use std::time::Duration;
 
-use rebound_runtime::classify::{ChecksumMismatch, HttpErrorResponse, TransportFailure};
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 use rebound_runtime::{FailureInfo, RetryStrategy, TokenAcquisitionFailed};
+use rebound_runtime::{
+    TransportFailure,
+    classify::{ChecksumMismatch, HttpErrorResponse},
+};
 
 const MS: fn(u64) -> Duration = Duration::from_millis;
 
@@ -71,7 +74,6 @@ fn with_random(preset: LegacyPreset, r: f64) -> LegacyRetryStrategy {
     LegacyRetryStrategy::builder(preset)
         .random(move || r)
         .build()
-        .unwrap()
 }
 
 fn exhausted(attempts: u32) -> Option<TokenAcquisitionFailed> {
@@ -136,8 +138,7 @@ fn java_v1_caps_at_20_seconds() {
     let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1)
         .max_attempts(40)
         .random(|| 0.999_999)
-        .build()
-        .unwrap();
+        .build();
     let run = drive(&strategy, &times(&UNAVAILABLE, 50));
     assert_eq!(run.attempts, 40);
     assert_eq!(run.delays[7], MS(12_799)); // 2^7 * 100 ms, below the cap
@@ -152,8 +153,7 @@ fn java_v1_caps_at_20_seconds() {
     let capped = LegacyRetryStrategy::builder(LegacyPreset::JavaV1)
         .max_backoff(MS(300))
         .random(|| 0.999_999)
-        .build()
-        .unwrap();
+        .build();
     let run = drive(&capped, &times(&throttled, 3));
     assert_eq!(run.delays, [MS(300), MS(300), MS(300)]);
 }
@@ -163,14 +163,12 @@ fn java_v1_max_retries_is_configurable() {
     let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1)
         .max_attempts(2)
         .random(|| 0.5)
-        .build()
-        .unwrap();
+        .build();
     let run = drive(&strategy, &times(&UNAVAILABLE, 5));
     assert_eq!((run.delays.len(), run.gave_up), (1, exhausted(2)));
     let once = LegacyRetryStrategy::builder(LegacyPreset::JavaV1)
         .max_attempts(1)
-        .build()
-        .unwrap();
+        .build();
     assert_eq!(run_attempts(&once, &UNAVAILABLE), 1);
 }
 
@@ -262,8 +260,7 @@ fn javascript_v2_has_no_cap_unless_configured() {
     let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2)
         .max_attempts(21)
         .random(|| 1.0)
-        .build()
-        .unwrap();
+        .build();
     let run = drive(&strategy, &times(&UNAVAILABLE, 30));
     assert_eq!(run.attempts, 21);
     assert_eq!(run.delays[19], Duration::from_millis(100 << 19)); // ~14.6 hours
@@ -271,8 +268,7 @@ fn javascript_v2_has_no_cap_unless_configured() {
         .max_attempts(21)
         .max_backoff(Duration::from_secs(20))
         .random(|| 1.0)
-        .build()
-        .unwrap();
+        .build();
     let run = drive(&capped, &times(&UNAVAILABLE, 30));
     assert_eq!(run.delays[19], Duration::from_secs(20));
     assert_eq!(run.delays[7], MS(12_800));
@@ -326,8 +322,7 @@ fn javascript_v2_refuses_a_hint_above_the_ceiling() {
     let patient = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2)
         .retry_after_ceiling(Duration::from_secs(7200))
         .random(|| 0.0)
-        .build()
-        .unwrap();
+        .build();
     assert_eq!(
         drive(&patient, &[&hour]).delays,
         [Duration::from_secs(3600)]
@@ -393,8 +388,7 @@ fn botocore_generic_and_dynamodb_in_virtual_time() {
     let capped = LegacyRetryStrategy::builder(LegacyPreset::BotocoreDynamoDb)
         .max_attempts(30)
         .max_backoff(Duration::from_secs(5))
-        .build()
-        .unwrap();
+        .build();
     let run_capped = drive(&capped, &times(&UNAVAILABLE, 40));
     assert_eq!(run_capped.delays[6], MS(3200));
     assert_eq!(run_capped.delays[7], Duration::from_secs(5));
@@ -462,8 +456,7 @@ fn botocore_service_entries_add_their_rules() {
         .botocore_service("s3")
         .retry_rule(400, "Custom")
         .max_attempts(2)
-        .build()
-        .unwrap();
+        .build();
     let custom = HttpErrorResponse::new(400).with_code("Custom");
     assert_eq!(run_attempts(&built, &custom), 2);
     assert_eq!(built.extra_retry_rules().count(), 3);

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use proptest::prelude::*;
-use rebound_runtime::rate_limiter::{
-    AcquireMode, ClientRateLimiter, RateLimiterSnapshot, RateLimiterState,
+use rebound_runtime::{
+    internals::{RateLimiterSnapshot, RateLimiterState},
+    rate_limiter::{AcquireMode, ClientRateLimiter},
 };
 
 /// How the clock moves before an event.

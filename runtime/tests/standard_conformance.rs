@@ -21,12 +21,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::load_conformance;
-use rebound_runtime::classify::{
-    ChecksumMismatch, HttpErrorResponse, TransportFailure, parse_x_amz_retry_after,
+use rebound_runtime::{
+    AwsServiceDefaults, ErrorFault, ErrorInfo, FailureInfo, RetryBehavior, RetryInfo, RetryQuota,
+    RetrySafety, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed, backoff::Backoff,
 };
 use rebound_runtime::{
-    AwsServiceDefaults, Backoff, ErrorFault, ErrorInfo, FailureInfo, RetryBehavior, RetryInfo,
-    RetryQuota, RetrySafety, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
+    TransportFailure,
+    classify::{ChecksumMismatch, HttpErrorResponse, parse_x_amz_retry_after},
 };
 use serde_json::Value;
 
@@ -324,7 +325,7 @@ fn replay_sequences(file: &Value, behavior: RetryBehavior, checks: &mut Checks) 
         if let Some(max_attempts) = opt_uint(sequence, "configured_max_attempts") {
             builder = builder.max_attempts(max_attempts);
         }
-        let strategy = builder.build().unwrap();
+        let strategy = builder.build();
         let max_attempts = strategy.max_attempts();
         checks.eq(
             "effective_max_attempts",
@@ -588,8 +589,7 @@ fn behaviour_2_1_backoff_cases() {
             .behavior(RetryBehavior::V2_1)
             .aws_service(string(case, "service"), "")
             .random(move || random)
-            .build()
-            .unwrap();
+            .build();
         let hint = case["x_amz_retry_after"]
             .as_str()
             .and_then(parse_x_amz_retry_after);
@@ -622,7 +622,7 @@ fn behaviour_2_0_backoff_cases() {
                 .backoff(Backoff::FullJitter { base, cap })
                 .throttling_backoff(Backoff::FullJitter { base, cap });
         }
-        let strategy = builder.build().unwrap();
+        let strategy = builder.build();
         // Behaviour 2.0 ignores x-amz-retry-after: pass the hint anyway.
         let hint = case["x_amz_retry_after"]
             .as_str()

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rebound_runtime::classify::{HttpErrorResponse, TransportFailure};
 use rebound_runtime::{
-    Backoff, ErrorFault, ErrorInfo, FailureInfo, Partitions, RetryAfterPolicy, RetryBehavior,
-    RetryInfo, RetryQuota, RetrySafety, RetryStrategy, SeededRandom, StandardConfigError,
-    StandardRetryStrategy, TokenAcquisitionFailed,
+    ErrorFault, ErrorInfo, FailureInfo, Partitions, RetryBehavior, RetryInfo, RetryQuota,
+    RetrySafety, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
+    backoff::{Backoff, RetryAfterPolicy, SeededRandom},
 };
+use rebound_runtime::{TransportFailure, classify::HttpErrorResponse};
 
 use RetryBehavior::{V2_0, V2_1};
 
@@ -72,7 +72,6 @@ fn strategy(behavior: RetryBehavior, capacity: u32, draw: f64) -> StandardRetryS
         .quota(Arc::new(RetryQuota::new(capacity)))
         .random(move || draw)
         .build()
-        .unwrap()
 }
 
 fn status(code: u16) -> HttpErrorResponse<'static> {
@@ -113,7 +112,6 @@ fn dynamodb_gets_four_attempts_in_2_1_only_and_configuration_wins() {
             None => builder,
         }
         .build()
-        .unwrap()
     };
     assert_eq!(build(V2_0, None).max_attempts(), 3);
     assert_eq!(build(V2_1, None).max_attempts(), 4);
@@ -123,28 +121,22 @@ fn dynamodb_gets_four_attempts_in_2_1_only_and_configuration_wins() {
             .behavior(V2_1)
             .aws_service("dynamodb-streams", "GetRecords")
             .build()
-            .unwrap()
             .max_attempts(),
         4
     );
 }
 
 #[test]
-fn zero_max_attempts_is_a_typed_error_and_one_means_no_retry() {
-    assert_eq!(
-        StandardRetryStrategy::builder()
-            .max_attempts(0)
-            .build()
-            .unwrap_err(),
-        StandardConfigError::MaxAttemptsZero
-    );
-    let once = StandardRetryStrategy::builder()
-        .max_attempts(1)
-        .build()
-        .unwrap();
-    let run = run(&once, &[Some(&status(503))]);
-    assert_eq!(run.attempts, 1);
-    assert_eq!(once.quota().available(), 500, "no retry, no cost");
+fn zero_max_attempts_means_one_attempt_and_one_means_no_retry() {
+    for max_attempts in [0, 1] {
+        let once = StandardRetryStrategy::builder()
+            .max_attempts(max_attempts)
+            .build();
+        assert_eq!(once.max_attempts(), 1);
+        let run = run(&once, &[Some(&status(503))]);
+        assert_eq!(run.attempts, 1);
+        assert_eq!(once.quota().available(), 500, "no retry, no cost");
+    }
 }
 
 // --- what is retried -------------------------------------------------------
@@ -240,8 +232,7 @@ fn quota_holds_500_starts_full_and_only_successes_refill_it() {
         let strategy = StandardRetryStrategy::builder()
             .behavior(behavior)
             .random(|| 0.0)
-            .build()
-            .unwrap();
+            .build();
         assert_eq!(
             (strategy.quota().capacity(), strategy.quota().available()),
             (500, 500)
@@ -341,7 +332,6 @@ fn an_exhausted_quota_stops_retries_and_long_polling_sleeps_first_in_2_1() {
             .quota(Arc::new(RetryQuota::new(0)))
             .random(|| 0.5)
             .build()
-            .unwrap()
     };
     let run_polling = run(&polling(V2_1), &[Some(&status(503))]);
     assert_eq!(
@@ -371,8 +361,7 @@ fn backoff_is_full_jitter_capped_at_20_seconds() {
     let v20 = StandardRetryStrategy::builder()
         .max_attempts(8)
         .random(|| 0.5)
-        .build()
-        .unwrap();
+        .build();
     let delays = run(&v20, &[Some(&status(503))]).delays;
     assert_eq!(
         delays,
@@ -396,8 +385,7 @@ fn backoff_is_full_jitter_capped_at_20_seconds() {
         .behavior(V2_1)
         .max_attempts(12)
         .random(|| 1.0)
-        .build()
-        .unwrap();
+        .build();
     assert_eq!(
         run(&v21, &[Some(&coded(400, "Throttling"))]).delays[..3],
         [SECS(1), SECS(2), SECS(4)]
@@ -413,8 +401,7 @@ fn backoff_is_full_jitter_capped_at_20_seconds() {
         .behavior(V2_1)
         .aws_service("dynamodb", "GetItem")
         .random(|| 1.0)
-        .build()
-        .unwrap();
+        .build();
     assert_eq!(
         run(&ddb, &[Some(&status(503))]).delays,
         [MS(25), MS(50), MS(100)]
@@ -427,8 +414,7 @@ fn seeded_randomness_reproduces_the_same_delays() {
         let strategy = StandardRetryStrategy::builder()
             .max_attempts(5)
             .random(SeededRandom::new(7))
-            .build()
-            .unwrap();
+            .build();
         run(&strategy, &[Some(&status(503))]).delays
     };
     let first = delays();
@@ -467,8 +453,7 @@ fn a_hint_above_the_ceiling_gives_up_at_once_without_taking_quota() {
     let strategy = StandardRetryStrategy::builder()
         .retry_after(RetryAfterPolicy::AtLeast { ceiling: SECS(60) })
         .random(|| 0.5)
-        .build()
-        .unwrap();
+        .build();
     let two_hours = status(503).with_retry_after(Some(SECS(7200)));
     let run_long = run(&strategy, &[Some(&two_hours)]);
     assert_eq!(
@@ -546,8 +531,7 @@ fn custom_backoffs_plug_into_the_standard_strategy() {
             cap: SECS(1),
         })
         .random(|| 1.0)
-        .build()
-        .unwrap();
+        .build();
     // Each delay is 3x the previous one (r = 1), capped.
     assert_eq!(
         run(&strategy, &[Some(&status(503))]).delays,

@@ -11,8 +11,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use executor_support::{Failure, Sleeps, block_on, ms};
+use rebound_runtime::time::{AsyncSleeper, ManualClock};
 use rebound_runtime::waiter::{GiveUpReason, PollStatus, WaitError, Waiter, WaiterBuilder};
-use rebound_runtime::{AsyncSleeper, ManualClock};
 
 const fn secs(secs: u64) -> Duration {
     Duration::from_secs(secs)

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use executor_support::{Failure, Sleeps, ms};
 use rebound_runtime::waiter::{GiveUpReason, PollStatus, WaitError, Waiter, WaiterBuilder};
-use rebound_runtime::{ManualClock, SeededRandom};
+use rebound_runtime::{backoff::SeededRandom, time::ManualClock};
 
 const fn secs(secs: u64) -> Duration {
     Duration::from_secs(secs)

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use executor_support::{Failure, Sleeps};
 use proptest::prelude::*;
-use rebound_runtime::SeededRandom;
+use rebound_runtime::backoff::SeededRandom;
 use rebound_runtime::waiter::{GiveUpReason, PollStatus, WaitError, Waiter};
 
 proptest! {

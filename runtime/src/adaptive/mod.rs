@@ -1,76 +1,73 @@
-//! [`AdaptiveRetryStrategy`]: AWS *adaptive* retry mode — the standard mode,
-//! plus a client-side rate limiter that slows every send down after the
-//! service starts throttling.
-//!
-//! The standard strategy decides whether and when to retry (attempts, quota,
-//! backoff). The [`ClientRateLimiter`] decides how fast to send at all: it is
-//! off until the first throttling response, then holds every attempt — first
-//! or retry — to a send rate that CUBIC lowers on each throttle and raises on
-//! each success.
-//!
-//! Through the Smithy interface:
-//!
-//! - [`acquire_initial_token`](RetryStrategy::acquire_initial_token),
-//!   [`refresh_retry_token`](RetryStrategy::refresh_retry_token) and
-//!   [`record_success`](RetryStrategy::record_success) are the standard
-//!   strategy's (attempts, quota, backoff, retry-after hints); the last two
-//!   also feed each outcome (throttle or not) to the limiter.
-//! - [`acquire_send_permit`](RetryStrategy::acquire_send_permit) takes the
-//!   send token, right before an attempt is sent, after its backoff: at the
-//!   time the attempt is actually made, as botocore's before-send hook does.
-//!   When none is available the limiter's [`AcquireMode`] decides:
-//!   [`Block`](AcquireMode::Block) (the default) answers
-//!   [`SendPermit::Wait`], and the executor sleeps it and asks again with
-//!   the same token;
-//!   [`FailFast`](AcquireMode::FailFast) answers
-//!   [`TokenAcquisitionFailed::RateLimited`] and the executor does not send
-//!   the attempt.
-//!
-//! # Why the send token is taken at send time
-//!
-//! The limiter measures and bounds the rate at which attempts are *sent*.
-//! Taking the token when the attempt is about to leave means:
-//!
-//! - one request's backoff or retry-after hint delays only that request:
-//!   nothing is reserved in the shared bucket for a retry that starts later;
-//! - nothing is taken for an attempt that is never made (the caller gives
-//!   up, the budget runs out, the token is dropped);
-//! - a request waits only for what the rate it is held to implies: callers
-//!   waiting for the rate stand in line (each attempt's token keeps its
-//!   place) and are served in the order they asked, and each is told to come
-//!   back when its turn is due, or after 0.25 s if that is sooner, so a rate
-//!   that recovers is noticed at once
-//!   ([`ClientRateLimiter::try_acquire_in_turn`]). Nothing is reserved for a
-//!   caller while it waits; one that gives up loses its place shortly after
-//!   it was due.
-//!
-//! The Smithy guide makes the first attempt even when the strategy gives no
-//! initial token: the strategy manages retries, it does not gate access. The
-//! rate limiter does gate sends, through the permit: a first attempt refused
-//! by a fail-fast limiter is not sent, and the executor returns a typed
-//! "rate limited" outcome ([`StopReason::Strategy`](crate::executor::StopReason::Strategy)
-//! with [`TokenAcquisitionFailed::RateLimited`], no attempt made).
-//!
-//! One strategy per throttling scope: see [`AdaptivePartitions`].
-
-mod partitions;
+//! [`AdaptiveRetryStrategy`]: AWS adaptive retry mode, the standard strategy
+//! plus a client-side rate limiter (`crate::rate_limiter`).
 
 use std::fmt;
+use std::hash::Hash;
 use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
-pub use partitions::AdaptivePartitions;
-
-use crate::executor::{Clock, SystemClock};
 use crate::rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited};
+use crate::time::{Clock, SystemClock};
 use crate::{
-    FailureInfo, RetryQuota, RetryStrategy, RetryToken, SendPermit, StandardRetryStrategy,
-    TokenAcquisitionFailed,
+    FailureInfo, Partitions, RetryQuota, RetryStrategy, RetryToken, SendPermit,
+    StandardRetryStrategy, TokenAcquisitionFailed,
 };
 
-/// The AWS adaptive retry strategy: [`StandardRetryStrategy`] plus a
-/// [`ClientRateLimiter`] (see the [module docs](self)).
+/// The AWS *adaptive* retry mode: the standard mode, plus a client-side
+/// rate limiter that slows every send down after the service starts
+/// throttling.
+///
+/// The standard strategy decides whether and when to retry (attempts, quota,
+/// backoff). The [`ClientRateLimiter`] decides how fast to send at all: it is
+/// off until the first throttling response, then holds every attempt — first
+/// or retry — to a send rate that CUBIC lowers on each throttle and raises on
+/// each success.
+///
+/// Through the Smithy interface:
+///
+/// - [`acquire_initial_token`](RetryStrategy::acquire_initial_token),
+///   [`refresh_retry_token`](RetryStrategy::refresh_retry_token) and
+///   [`record_success`](RetryStrategy::record_success) are the standard
+///   strategy's (attempts, quota, backoff, retry-after hints); the last two
+///   also feed each outcome (throttle or not) to the limiter.
+/// - [`acquire_send_permit`](RetryStrategy::acquire_send_permit) takes the
+///   send token, right before an attempt is sent, after its backoff: at the
+///   time the attempt is actually made, as botocore's before-send hook does.
+///   When none is available the limiter's [`AcquireMode`] decides:
+///   [`Block`](AcquireMode::Block) (the default) answers
+///   [`SendPermit::Wait`], and the executor sleeps it and asks again with
+///   the same token;
+///   [`FailFast`](AcquireMode::FailFast) answers
+///   [`TokenAcquisitionFailed::RateLimited`] and the executor does not send
+///   the attempt.
+///
+/// # Why the send token is taken at send time
+///
+/// The limiter measures and bounds the rate at which attempts are *sent*.
+/// Taking the token when the attempt is about to leave means:
+///
+/// - one request's backoff or retry-after hint delays only that request:
+///   nothing is reserved in the shared bucket for a retry that starts later;
+/// - nothing is taken for an attempt that is never made (the caller gives
+///   up, the budget runs out, the token is dropped);
+/// - a request waits only for what the rate it is held to implies: callers
+///   waiting for the rate stand in line (each attempt's token keeps its
+///   place) and are served in the order they asked, and each is told to come
+///   back when its turn is due, or after 0.25 s if that is sooner, so a rate
+///   that recovers is noticed at once
+///   ([`ClientRateLimiter::try_acquire_in_turn`]). Nothing is reserved for a
+///   caller while it waits; one that gives up loses its place shortly after
+///   it was due.
+///
+/// The Smithy guide makes the first attempt even when the strategy gives no
+/// initial token: the strategy manages retries, it does not gate access. The
+/// rate limiter does gate sends, through the permit: a first attempt refused
+/// by a fail-fast limiter is not sent, and the executor returns a typed
+/// "rate limited" outcome ([`StopReason::Strategy`](crate::StopReason::Strategy)
+/// with [`TokenAcquisitionFailed::RateLimited`], no attempt made).
+///
+/// One strategy per throttling scope: see [`partitions`](Self::partitions).
 ///
 /// Cloning is cheap; clones share the quota, the limiter and the clock's
 /// epoch.
@@ -80,12 +77,10 @@ use crate::{
 /// ```
 /// use std::time::Duration;
 /// use rebound_runtime::classify::HttpErrorResponse;
-/// use rebound_runtime::{
-///     AdaptiveRetryStrategy, ManualClock, RetryStrategy, SendPermit, StandardRetryStrategy,
-/// };
+/// use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, SendPermit, StandardRetryStrategy, time::ManualClock};
 ///
 /// let clock = ManualClock::new();
-/// let standard = StandardRetryStrategy::builder().random(|| 0.5).build()?;
+/// let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
 /// let strategy = AdaptiveRetryStrategy::builder(standard).clock(clock.clone()).build();
 ///
 /// // Before any throttle, the limiter is off: every send is granted.
@@ -168,7 +163,7 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
         self
     }
 
-    /// The time source of the rate limiter (a [`ManualClock`](crate::ManualClock)
+    /// The time source of the rate limiter (a [`ManualClock`](crate::time::ManualClock)
     /// for tests and simulations).
     pub fn clock<C2: Clock>(self, clock: C2) -> AdaptiveRetryStrategyBuilder<C2> {
         AdaptiveRetryStrategyBuilder {
@@ -210,17 +205,56 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
         self.standard.max_attempts()
     }
 
-    /// The same strategy (settings, clock) drawing from another quota and
-    /// limiter: one throttling scope. [`AdaptivePartitions`] hands these out
-    /// by key.
-    #[must_use]
-    pub fn with_partition(&self, quota: Arc<RetryQuota>, limiter: Arc<ClientRateLimiter>) -> Self
+    /// One strategy per key (a throttling scope: a table, an API, a
+    /// region), created on first use: this one's settings, clock and acquire
+    /// mode, with its own full retry quota (of this one's capacity) and its
+    /// own rate limiter. Quota and limiter live together in one map, so a
+    /// request finds both with one lookup.
+    ///
+    /// AWS throttles per resource: a client sharing one limiter across tables
+    /// would slow every table down after one of them throttles (the AWS SDK
+    /// docs' warning about adaptive mode). Look the key up once per request
+    /// (or cache the strategy per resource), not per attempt: it takes a lock.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy};
+    ///
+    /// let tables = AdaptiveRetryStrategy::new().partitions::<&str>();
+    ///
+    /// let orders = tables.get("orders");
+    /// let token = orders.acquire_initial_token()?;
+    /// let throttled = HttpErrorResponse::new(400).with_code("ProvisionedThroughputExceededException");
+    /// let _retry = orders.refresh_retry_token(token, &throttled)?;
+    ///
+    /// // Only the "orders" limiter is on; "users" sends at full speed.
+    /// assert!(tables.get("orders").rate_limiter().is_enabled());
+    /// assert!(!tables.get("users").rate_limiter().is_enabled());
+    /// # Ok::<(), rebound_runtime::TokenAcquisitionFailed>(())
+    /// ```
+    pub fn partitions<K: Eq + Hash>(&self) -> Partitions<K, Self>
+    where
+        C: Clone + Send + Sync + 'static,
+    {
+        let base = self.clone();
+        Partitions::new(move |_: &K| base.new_partition())
+    }
+
+    /// A strategy with these settings and a fresh quota and rate limiter.
+    fn new_partition(&self) -> Self
     where
         C: Clone,
     {
+        let capacity = self.standard.quota().capacity();
+        let limiter =
+            ClientRateLimiter::new(self.now()).with_acquire_mode(self.limiter.acquire_mode());
         Self {
-            standard: self.standard.with_quota(quota),
-            limiter,
+            standard: self
+                .standard
+                .with_quota(Arc::new(RetryQuota::new(capacity))),
+            limiter: Arc::new(limiter),
             clock: self.clock.clone(),
             epoch: self.epoch,
         }
@@ -256,6 +290,8 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         mut token: RetryToken,
         failure: &dyn FailureInfo,
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        // Another strategy's token holds no place in this limiter's line.
+        self.standard.issuer().check(&token)?;
         // An attempt reported while still in the send line was sent without
         // its permit: it waits no more.
         self.limiter.leave_line(token.send_ticket_mut());
@@ -267,6 +303,9 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
     }
 
     fn record_success(&self, mut token: RetryToken) {
+        if !self.standard.issuer().issued(&token) {
+            return; // not ours: no place in line, no response of ours, no refund
+        }
         self.limiter.leave_line(token.send_ticket_mut());
         self.limiter.on_response(self.now(), false);
         self.standard.record_success(token);
@@ -276,6 +315,7 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         &self,
         token: &mut RetryToken,
     ) -> Result<SendPermit, TokenAcquisitionFailed> {
+        self.standard.issuer().check(token)?;
         if !self.limiter.is_enabled() {
             // Before the first throttle sends are free: no clock read, no lock.
             return Ok(SendPermit::Granted);
@@ -338,8 +378,8 @@ impl<C: fmt::Debug> fmt::Debug for AdaptiveRetryStrategy<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ManualClock;
     use crate::classify::HttpErrorResponse;
+    use crate::time::ManualClock;
 
     /// A blocking caller told to wait whose attempt is then reported anyway
     /// (sent without its permit, or given up on and reported) leaves the send
@@ -347,10 +387,7 @@ mod tests {
     #[test]
     fn reported_or_served_callers_leave_the_send_line() {
         let clock = ManualClock::new();
-        let standard = StandardRetryStrategy::builder()
-            .random(|| 0.5)
-            .build()
-            .expect("valid");
+        let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
         let strategy = AdaptiveRetryStrategy::builder(standard)
             .clock(clock.clone())
             .build();

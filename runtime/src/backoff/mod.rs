@@ -35,7 +35,7 @@ pub use retry_after::{RetryAfterExceedsCeiling, RetryAfterPolicy};
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::Backoff;
+/// use rebound_runtime::backoff::Backoff;
 ///
 /// let ms = Duration::from_millis;
 /// let half = || 0.5; // an injected "random" draw

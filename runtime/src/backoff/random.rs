@@ -16,7 +16,7 @@ use rand::{RngExt, SeedableRng};
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::{RandomSource, SeededRandom, ThreadRandom};
+/// use rebound_runtime::backoff::{RandomSource, SeededRandom, ThreadRandom};
 ///
 /// let draw = ThreadRandom.unit();
 /// assert!((0.0..1.0).contains(&draw));

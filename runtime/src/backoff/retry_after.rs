@@ -21,7 +21,7 @@ use super::secs_to_duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::RetryAfterPolicy;
+/// use rebound_runtime::backoff::RetryAfterPolicy;
 ///
 /// let secs = Duration::from_secs;
 /// let t = Duration::from_millis(300); // the computed backoff
@@ -112,7 +112,7 @@ impl RetryAfterPolicy {
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::RetryAfterPolicy;
+/// use rebound_runtime::backoff::RetryAfterPolicy;
 ///
 /// let policy = RetryAfterPolicy::AtLeast { ceiling: Duration::from_secs(60) };
 /// let err = policy.check(Some(Duration::from_secs(7200))).unwrap_err();

@@ -14,37 +14,32 @@
 //!    request was not processed, so retrying it is safe.
 //! 3. [`RetrySafety::Maybe`] (an unmodeled error) is retried if it is a
 //!    throttling error, a timeout, or has a transient error code
-//!    ([`TRANSIENT_ERROR_CODES`] plus any configured extras) or a transient
-//!    status ([`TRANSIENT_STATUS_CODES`]).
+//!    ([`is_transient_error_code`], plus any configured extras) or a
+//!    transient status ([`is_transient_status`]: 500, 502, 503, 504).
 //! 4. A failure is a throttling error if it says so
-//!    ([`is_throttle`](crate::RetryInfo::is_throttle)), if its code is one of
-//!    [`THROTTLING_ERROR_CODES`], or — when enabled (behaviour 2.1) — if it
+//!    ([`is_throttle`](crate::RetryInfo::is_throttle)), if its code is a
+//!    throttling code ([`is_throttling_error_code`]), or — when enabled (behaviour 2.1) — if it
 //!    is an unmodeled error with status 429.
 //!
 //! The fault ([`ErrorFault`](crate::ErrorFault)) is not used: the AWS SDKs do
 //! not retry a 5xx outside the transient statuses (`501`, for one).
 //!
-//! The building blocks ([`HttpErrorResponse`], [`TransportFailure`],
+//! The building blocks ([`HttpErrorResponse`], [`TransportFailure`](crate::TransportFailure),
 //! [`ChecksumMismatch`], [`parse_x_amz_retry_after`],
 //! [`parse_retry_after`]) are what an HTTP
 //! integration turns its responses and errors into.
 //!
 //! Classification takes no lock and allocates nothing.
 
-mod codes;
+pub(crate) mod codes;
 mod response;
-mod retry_after;
 
 use std::borrow::Cow;
 
-pub use codes::{
-    THROTTLING_ERROR_CODES, THROTTLING_STATUS_CODE, TRANSIENT_ERROR_CODES, TRANSIENT_STATUS_CODES,
-    is_throttling_error_code, is_transient_error_code, is_transient_status,
-};
-pub use response::{
-    ChecksumMismatch, HttpErrorResponse, TransportFailure, parse_x_amz_retry_after,
-};
-pub use retry_after::parse_retry_after;
+pub use crate::vocabulary::parse_retry_after;
+use codes::THROTTLING_STATUS_CODE;
+pub use codes::{is_throttling_error_code, is_transient_error_code, is_transient_status};
+pub use response::{ChecksumMismatch, HttpErrorResponse, parse_x_amz_retry_after};
 
 use crate::{FailureInfo, RetrySafety};
 
@@ -79,7 +74,7 @@ pub struct Verdict {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::classify::{AwsErrorClassifier, HttpErrorResponse, TransportFailure};
+/// use rebound_runtime::{TransportFailure, classify::{AwsErrorClassifier, HttpErrorResponse}};
 ///
 /// let v2_0 = AwsErrorClassifier::new();
 /// let v2_1 = AwsErrorClassifier::new().with_unmodeled_429_as_throttling(true);
@@ -181,6 +176,7 @@ impl AwsErrorClassifier {
 
 #[cfg(test)]
 mod tests {
+    use super::codes::{THROTTLING_ERROR_CODES, TRANSIENT_ERROR_CODES};
     use super::*;
     use crate::{ErrorFault, ErrorInfo, RetryInfo};
 

@@ -5,13 +5,10 @@
 //! special cases, the legacy preset) is the caller's to choose on the
 //! builders this module hands out.
 
-use crate::legacy::{
-    LegacyConfigError, LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder,
-};
+use crate::legacy::{LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder};
 use crate::{
     AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryStrategy, RetryToken,
-    SendPermit, StandardConfigError, StandardRetryStrategy, StandardRetryStrategyBuilder,
-    TokenAcquisitionFailed,
+    SendPermit, StandardRetryStrategy, StandardRetryStrategyBuilder, TokenAcquisitionFailed,
 };
 
 use super::{ResolvedRetryConfig, RetryMode};
@@ -22,7 +19,7 @@ use super::{ResolvedRetryConfig, RetryMode};
 ///
 /// ```
 /// use rebound_runtime::config::ConfiguredRetryStrategy;
-/// use rebound_runtime::{RetryConfig, RetryMode, RetryStrategy};
+/// use rebound_runtime::{RetryStrategy, config::{RetryConfig, RetryMode}};
 ///
 /// let nothing: [(&str, &str); 0] = [];
 /// let strategy = RetryConfig::new()
@@ -108,19 +105,6 @@ impl RetryStrategy for ConfiguredRetryStrategy {
     }
 }
 
-/// Why a strategy could not be built from a configuration (only possible if
-/// the resolved values were changed by hand: resolution validates them).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildStrategyError {
-    /// The standard (or adaptive) strategy refused the settings.
-    #[error(transparent)]
-    Standard(#[from] StandardConfigError),
-    /// The legacy preset refused the settings.
-    #[error(transparent)]
-    Legacy(#[from] LegacyConfigError),
-}
-
 impl ResolvedRetryConfig {
     /// The strategy for the resolved mode, with every other setting at its
     /// default: standard mode with the resolved behaviour and attempts;
@@ -134,34 +118,30 @@ impl ResolvedRetryConfig {
     /// [`standard_builder`](Self::standard_builder) or
     /// [`legacy_builder`](Self::legacy_builder) instead.
     ///
-    /// # Errors
-    ///
-    /// [`BuildStrategyError`] if `max_attempts` was set to 0 after resolution.
-    ///
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::{RetryBehavior, RetryConfig, RetryMode};
+    /// use rebound_runtime::{RetryBehavior, config::{RetryConfig, RetryMode}};
     ///
     /// let env = [("AWS_RETRY_MODE", "standard"), ("AWS_MAX_ATTEMPTS", "5"), ("AWS_NEW_RETRIES_2026", "true")];
     /// let none: [(&str, &str); 0] = [];
-    /// let strategy = RetryConfig::new().resolve_from(&env, &none)?.build()?;
+    /// let strategy = RetryConfig::new().resolve_from(&env, &none)?.build();
     /// assert_eq!(strategy.mode(), RetryMode::Standard);
     /// assert_eq!(strategy.max_attempts(), 5);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn build(&self) -> Result<ConfiguredRetryStrategy, BuildStrategyError> {
-        Ok(match self.mode {
-            RetryMode::Legacy => ConfiguredRetryStrategy::Legacy(
-                self.legacy_builder(LegacyPreset::Botocore).build()?,
-            ),
+    pub fn build(&self) -> ConfiguredRetryStrategy {
+        match self.mode {
+            RetryMode::Legacy => {
+                ConfiguredRetryStrategy::Legacy(self.legacy_builder(LegacyPreset::Botocore).build())
+            }
             RetryMode::Standard => {
-                ConfiguredRetryStrategy::Standard(self.standard_builder().build()?)
+                ConfiguredRetryStrategy::Standard(self.standard_builder().build())
             }
             RetryMode::Adaptive => {
-                ConfiguredRetryStrategy::Adaptive(self.adaptive_builder()?.build())
+                ConfiguredRetryStrategy::Adaptive(self.adaptive_builder().build())
             }
-        })
+        }
     }
 
     /// A standard strategy builder with the resolved behaviour and, if
@@ -170,7 +150,7 @@ impl ResolvedRetryConfig {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::RetryConfig;
     ///
     /// let env = [("AWS_MAX_ATTEMPTS", "2")];
     /// let none: [(&str, &str); 0] = [];
@@ -178,7 +158,7 @@ impl ResolvedRetryConfig {
     ///     .resolve_from(&env, &none)?
     ///     .standard_builder()
     ///     .aws_service("dynamodb", "GetItem")
-    ///     .build()?;
+    ///     .build();
     /// assert_eq!(strategy.max_attempts(), 2); // configured beats DynamoDB's default
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -193,29 +173,23 @@ impl ResolvedRetryConfig {
     /// An adaptive strategy builder around the standard strategy of
     /// [`standard_builder`](Self::standard_builder).
     ///
-    /// # Errors
-    ///
-    /// [`BuildStrategyError`] if `max_attempts` was set to 0 after resolution.
-    ///
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::{AcquireMode, RetryConfig, RetryMode};
+    /// use rebound_runtime::{config::{RetryConfig, RetryMode}, rate_limiter::AcquireMode};
     ///
     /// let none: [(&str, &str); 0] = [];
     /// let strategy = RetryConfig::new()
     ///     .mode(RetryMode::Adaptive)
     ///     .resolve_from(&none, &none)?
-    ///     .adaptive_builder()?
+    ///     .adaptive_builder()
     ///     .acquire_mode(AcquireMode::FailFast)
     ///     .build();
     /// assert_eq!(strategy.max_attempts(), 3);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn adaptive_builder(&self) -> Result<AdaptiveRetryStrategyBuilder, BuildStrategyError> {
-        Ok(AdaptiveRetryStrategy::builder(
-            self.standard_builder().build()?,
-        ))
+    pub fn adaptive_builder(&self) -> AdaptiveRetryStrategyBuilder {
+        AdaptiveRetryStrategy::builder(self.standard_builder().build())
     }
 
     /// A builder for the legacy `preset` with the resolved attempt count, if
@@ -225,11 +199,11 @@ impl ResolvedRetryConfig {
     ///
     /// ```
     /// use rebound_runtime::legacy::LegacyPreset;
-    /// use rebound_runtime::{RetryConfig, RetryMode};
+    /// use rebound_runtime::config::{RetryConfig, RetryMode};
     ///
     /// let none: [(&str, &str); 0] = [];
     /// let resolved = RetryConfig::new().mode(RetryMode::Legacy).resolve_from(&none, &none)?;
-    /// let java = resolved.legacy_builder(LegacyPreset::JavaV1).build()?;
+    /// let java = resolved.legacy_builder(LegacyPreset::JavaV1).build();
     /// assert_eq!(java.max_attempts(), 4); // 3 retries
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

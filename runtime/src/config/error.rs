@@ -215,7 +215,7 @@ impl fmt::Display for Problem {
 ///
 /// ```
 /// use std::collections::HashMap;
-/// use rebound_runtime::{ConfigError, RetryConfig};
+/// use rebound_runtime::config::{ConfigError, RetryConfig};
 ///
 /// let env = HashMap::from([("AWS_MAX_ATTEMPTS".to_owned(), "0".to_owned())]);
 /// let files: HashMap<std::path::PathBuf, String> = HashMap::new();
@@ -281,7 +281,7 @@ impl ConfigError {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::RetryConfig;
     /// use rebound_runtime::config::{Problem, Setting};
     ///
     /// let files: std::collections::HashMap<std::path::PathBuf, String> = Default::default();
@@ -320,7 +320,7 @@ impl ConfigError {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::RetryConfig;
     /// use rebound_runtime::config::ConfigSource;
     ///
     /// let files: std::collections::HashMap<std::path::PathBuf, String> = Default::default();

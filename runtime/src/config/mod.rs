@@ -131,8 +131,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use behavior::RetryBehavior;
-pub use build::{BuildStrategyError, ConfiguredRetryStrategy};
+use crate::RetryBehavior;
+pub use build::ConfiguredRetryStrategy;
 pub use env::{Env, ProcessEnv};
 pub use error::{ConfigError, ConfigSource, Problem, Setting};
 pub use files::{FileSource, MAX_CONFIG_FILE_BYTES, OsFiles, RefusedFile};

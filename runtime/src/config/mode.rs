@@ -16,7 +16,7 @@ use super::error::{Problem, Setting};
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::RetryMode;
+/// use rebound_runtime::config::RetryMode;
 ///
 /// assert_eq!("standard".parse::<RetryMode>(), Ok(RetryMode::Standard));
 /// assert_eq!("ADAPTIVE".parse::<RetryMode>(), Ok(RetryMode::Adaptive));
@@ -48,7 +48,7 @@ impl RetryMode {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryMode;
+    /// use rebound_runtime::config::RetryMode;
     ///
     /// assert_eq!(RetryMode::ALL.len(), 3);
     /// ```
@@ -60,7 +60,7 @@ impl RetryMode {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryMode;
+    /// use rebound_runtime::config::RetryMode;
     ///
     /// assert_eq!(RetryMode::Adaptive.as_str(), "adaptive");
     /// ```
@@ -80,7 +80,7 @@ impl RetryMode {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryMode;
+    /// use rebound_runtime::config::RetryMode;
     ///
     /// assert_eq!(RetryMode::Standard.default_max_attempts(), Some(3));
     /// assert_eq!(RetryMode::Legacy.default_max_attempts(), None);
@@ -123,7 +123,7 @@ impl fmt::Display for RetryMode {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::RetryMode;
+/// use rebound_runtime::config::RetryMode;
 ///
 /// let err = "fast".parse::<RetryMode>().unwrap_err();
 /// assert_eq!(
@@ -143,7 +143,7 @@ impl ParseRetryModeError {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryMode;
+    /// use rebound_runtime::config::RetryMode;
     ///
     /// assert_eq!("".parse::<RetryMode>().unwrap_err().value(), "");
     /// ```
@@ -157,7 +157,7 @@ impl ParseRetryModeError {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryMode;
+    /// use rebound_runtime::config::RetryMode;
     /// use rebound_runtime::config::Problem;
     ///
     /// assert_eq!("".parse::<RetryMode>().unwrap_err().problem(), Problem::Empty);

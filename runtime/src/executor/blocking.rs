@@ -3,7 +3,8 @@
 use super::classifier::{ByClosure, Classify, Native};
 use super::listen::{self, RetryListener};
 use super::request::{Action, Request, Step};
-use super::{Clock, Retry, RetryError, Sleeper};
+use super::{Retry, RetryError};
+use crate::time::{Clock, Sleeper};
 use crate::{FailureInfo, RetryStrategy};
 
 // `Sl: Sleeper` is on each method, not on the impl, so that a wrong sleeper
@@ -29,7 +30,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// use std::time::Duration;
     /// use rebound_runtime::{Retry, StandardRetryStrategy};
     ///
-    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build()?;
+    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build();
     /// let slept = RefCell::new(Vec::new());
     /// let retry = Retry::new(&strategy).sleeper(|delay| slept.borrow_mut().push(delay));
     ///
@@ -61,14 +62,14 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::executor::{Classified, StopReason};
+    /// use rebound_runtime::{Classified, StopReason};
     /// use rebound_runtime::{Retry, StandardRetryStrategy, TokenAcquisitionFailed};
     ///
     /// /// A foreign error type: an HTTP status.
     /// #[derive(Debug)]
     /// struct Status(u16);
     ///
-    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let strategy = StandardRetryStrategy::new();
     /// let retry = Retry::new(&strategy).sleeper(|_| {}); // do not actually sleep
     ///
     /// let err = retry

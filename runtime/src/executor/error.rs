@@ -13,7 +13,7 @@ use crate::TokenAcquisitionFailed;
 /// ```
 /// use std::time::Duration;
 /// use rebound_runtime::TokenAcquisitionFailed;
-/// use rebound_runtime::executor::StopReason;
+/// use rebound_runtime::StopReason;
 ///
 /// let reason = StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 1 });
 /// assert_eq!(reason.to_string(), "attempt 1 failed with an error that is not retryable");
@@ -113,7 +113,7 @@ impl fmt::Display for StopReason {
 /// ```
 /// use std::error::Error as _;
 /// use rebound_runtime::TokenAcquisitionFailed;
-/// use rebound_runtime::executor::{RetryError, StopReason};
+/// use rebound_runtime::{RetryError, StopReason};
 ///
 /// let failure = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
 /// let why = TokenAcquisitionFailed::AttemptsExhausted { attempts: 3, max_attempts: 3 };
@@ -150,7 +150,7 @@ impl<E> RetryError<E> {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use rebound_runtime::executor::{RetryError, StopReason};
+    /// use rebound_runtime::{RetryError, StopReason};
     ///
     /// let reason = StopReason::BudgetExhausted {
     ///     budget: Duration::from_secs(30),
@@ -219,7 +219,7 @@ impl<E> RetryError<E> {
     ///
     /// ```
     /// use rebound_runtime::TokenAcquisitionFailed;
-    /// use rebound_runtime::executor::{RetryError, StopReason};
+    /// use rebound_runtime::{RetryError, StopReason};
     ///
     /// let why = StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 1 });
     /// let err = RetryError::new(404_u16, 1, why).map_err(|status| format!("HTTP {status}"));

@@ -13,7 +13,8 @@ use core::future::Future;
 use super::classifier::{ByClosure, Classify, Native};
 use super::listen::{self, RetryListener};
 use super::request::{Action, Request, Step};
-use super::{AsyncSleeper, Clock, Retry, RetryError};
+use super::{Retry, RetryError};
+use crate::time::{AsyncSleeper, Clock};
 use crate::{FailureInfo, RetryStrategy};
 
 // `Sl: AsyncSleeper` is on each method, not on the impl, so that a wrong sleeper
@@ -54,7 +55,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// #         }
     /// #     }
     /// # }
-    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build()?;
+    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build();
     /// let slept = Mutex::new(Vec::new());
     /// // Any runtime's timer fits, e.g. `|delay| tokio::time::sleep(delay)`.
     /// let retry = Retry::new(&strategy).sleeper(|delay| {
@@ -92,7 +93,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::executor::Classified;
+    /// use rebound_runtime::Classified;
     /// use rebound_runtime::{Retry, StandardRetryStrategy};
     ///
     /// # fn block_on<F: std::future::Future>(future: F) -> F::Output {
@@ -104,7 +105,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// #         }
     /// #     }
     /// # }
-    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let strategy = StandardRetryStrategy::new();
     /// let retry = Retry::new(&strategy).sleeper(|_| std::future::ready(()));
     ///
     /// let err = block_on(retry.run_async_classified(

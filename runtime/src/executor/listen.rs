@@ -8,10 +8,10 @@
 
 use core::time::Duration;
 
-use super::Clock;
 use super::StopReason;
 use super::classifier::Classify;
 use super::request::{Request, Step};
+use crate::time::Clock;
 use crate::{FailureInfo, RetryStrategy};
 
 /// An attempt failed and the strategy granted a retry.
@@ -108,7 +108,7 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU32, Ordering};
-/// use rebound_runtime::executor::{RetryEvent, RetryListener};
+/// use rebound_runtime::{RetryEvent, RetryListener};
 /// use rebound_runtime::{Retry, StandardRetryStrategy};
 ///
 /// #[derive(Debug, Default)]
@@ -122,7 +122,7 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
 ///     }
 /// }
 ///
-/// let strategy = StandardRetryStrategy::builder().build()?;
+/// let strategy = StandardRetryStrategy::new();
 /// let throttles = Throttles::default();
 /// let retry = Retry::new(&strategy).sleeper(|_| {}).listener(&throttles);
 /// let busy = rebound_runtime::classify::HttpErrorResponse::new(429).with_code("Throttling");

@@ -1,97 +1,23 @@
-//! Executors: run an operation with a [`RetryStrategy`](crate::RetryStrategy),
-//! blocking ([`Retry::run`]) or async ([`Retry::run_async`]).
-//!
-//! [`Retry`] follows the request loop of the Smithy client guide:
-//!
-//! 1. Ask the strategy for an initial token. If it gives none, make exactly
-//!    one attempt, without retries
-//!    ([`StopReason::NoInitialToken`]): the strategy manages retries, it does
-//!    not gate access to the service.
-//! 2. Sleep the token's delay (a zero delay is not slept), then ask the
-//!    strategy for a send permit
-//!    ([`acquire_send_permit`](crate::RetryStrategy::acquire_send_permit)):
-//!    granted, make the attempt; told to wait, sleep that long and ask again;
-//!    refused (a fail-fast rate limiter), stop *without* sending the attempt,
-//!    with [`StopReason::Strategy`] and
-//!    [`RateLimited`](crate::TokenAcquisitionFailed::RateLimited). Only
-//!    adaptive mode's rate limiter ever withholds a permit. The operation gets
-//!    the 1-based attempt number.
-//! 3. On success, hand the token back with `record_success` (the strategy
-//!    refunds its retry quota) and return the value.
-//! 4. On failure, hand the token and the failure to `refresh_retry_token`. A
-//!    new token means: go to 2. A refusal ([`TokenAcquisitionFailed`](crate::TokenAcquisitionFailed))
-//!    means: sleep its [`delay_before_giving_up`](crate::TokenAcquisitionFailed::delay_before_giving_up)
-//!    if it has one (long-polling operations), then return a [`RetryError`].
-//!
-//! With a total-time [`budget`](Retry::budget), every wait before an attempt
-//! — the first one included — must end before the budget runs out; a wait
-//! that would not is not slept: the executor returns at once with
-//! [`StopReason::BudgetExhausted`]. A request can therefore end before its
-//! first attempt ([`RetryError::attempts`] is 0 and
-//! [`RetryError::last_error`] is `None`).
-//!
-//! | item | what it is |
-//! |---|---|
-//! | [`Retry`] | the executor, built once and run many times |
-//! | [`RetryError`], [`StopReason`] | the last failure, the attempt count, and why retrying stopped |
-//! | [`Sleeper`], [`ThreadSleeper`] | how the blocking executor waits; closures are sleepers |
-//! | [`AsyncSleeper`], `TokioSleeper` | how the async executor waits; closures returning futures are sleepers |
-//! | [`Clock`], [`SystemClock`], [`ManualClock`], `TokioClock` | where the budget reads the time |
-//! | [`Classified`] | what a classifier closure returns, for errors without the retry traits |
-//! | [`RetryListener`], [`RetryEvent`], [`GiveUpEvent`] | hear of each retry and of the give-up ([`Retry::on_retry`], [`Retry::on_give_up`], [`Retry::listener`]) |
-//!
-//! `TokioSleeper` and `TokioClock` need the `tokio` feature. Everything
-//! time-dependent is injectable, so tests run in virtual time: a
-//! [`ManualClock`] is both a clock and a sleeper that advances it.
-//!
-//! # Examples
-//!
-//! ```
-//! use std::time::Duration;
-//! use rebound_runtime::executor::{ManualClock, StopReason};
-//! use rebound_runtime::{Retry, StandardRetryStrategy};
-//!
-//! let strategy = StandardRetryStrategy::builder().random(|| 0.5).build()?;
-//! let clock = ManualClock::new();
-//! let retry = Retry::new(&strategy)
-//!     .sleeper(clock.clone()) // sleeping advances the virtual clock
-//!     .clock(clock.clone())
-//!     .budget(Duration::from_secs(1));
-//!
-//! let timed_out = || std::io::Error::from(std::io::ErrorKind::TimedOut);
-//! let err = retry.run(|_attempt| Err::<(), _>(timed_out())).unwrap_err();
-//! // The first retry waited 500 ms; the second would wait 1 s, past the budget.
-//! assert_eq!(err.attempts(), 2);
-//! assert!(matches!(err.reason(), StopReason::BudgetExhausted { .. }));
-//! assert_eq!(clock.elapsed(), Duration::from_millis(500));
-//! assert_eq!(
-//!     err.to_string(),
-//!     "gave up after 2 attempts: the next attempt, 1s from now, would not start within the 1s budget (500ms spent)"
-//! );
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! The executor, [`Retry`]: runs an operation with a strategy, blocking
+//! (`blocking.rs`) or async (`future.rs`), both driving one sans-IO request
+//! loop (`request.rs`), so the two cannot drift apart. Failures are read as
+//! they classify themselves or through a closure (`classifier.rs`); listeners
+//! hear of retries and give-ups (`listen.rs`); `error.rs` says how it ended.
 
 mod blocking;
 mod classifier;
-mod clock;
 mod error;
 mod future;
 mod listen;
 mod request;
-mod sleep;
 
 use core::time::Duration;
 use std::fmt;
 
-pub use classifier::Classified;
-#[cfg(feature = "tokio")]
-pub use clock::TokioClock;
-pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{RetryError, StopReason};
 pub use listen::{GiveUpEvent, Hook, Hooks, NoHook, RetryEvent, RetryListener};
-#[cfg(feature = "tokio")]
-pub use sleep::TokioSleeper;
-pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
+
+use crate::time::{SystemClock, ThreadSleeper};
 
 /// Runs operations with a retry strategy: the executor. Build it once (per
 /// client, say) and [`run`](Self::run) or [`run_async`](Self::run_async) it
@@ -104,20 +30,78 @@ pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
 ///
 /// | setting | default | setter |
 /// |---|---|---|
-/// | sleeper | [`ThreadSleeper`] (blocking; the async executor needs an [`AsyncSleeper`]) | [`sleeper`](Self::sleeper) |
+/// | sleeper | [`ThreadSleeper`] (blocking; the async executor needs an [`AsyncSleeper`](crate::time::AsyncSleeper)) | [`sleeper`](Self::sleeper) |
 /// | clock | [`SystemClock`] | [`clock`](Self::clock) |
 /// | total-time budget | none | [`budget`](Self::budget) |
 /// | listener | none ([`Hooks`] with no closure) | [`on_retry`](Self::on_retry), [`on_give_up`](Self::on_give_up), [`listener`](Self::listener) |
+///
+/// # The request loop
+///
+/// Each run follows the request loop of the Smithy client guide:
+///
+/// 1. Ask the strategy for an initial token. If it gives none, make exactly
+///    one attempt, without retries
+///    ([`StopReason::NoInitialToken`]): the strategy manages retries, it does
+///    not gate access to the service.
+/// 2. Sleep the token's delay (a zero delay is not slept), then ask the
+///    strategy for a send permit
+///    ([`acquire_send_permit`](crate::RetryStrategy::acquire_send_permit)):
+///    granted, make the attempt; told to wait, sleep that long and ask again;
+///    refused (a fail-fast rate limiter), stop *without* sending the attempt,
+///    with [`StopReason::Strategy`] and
+///    [`RateLimited`](crate::TokenAcquisitionFailed::RateLimited). Only
+///    adaptive mode's rate limiter ever withholds a permit. The operation gets
+///    the 1-based attempt number.
+/// 3. On success, hand the token back with `record_success` (the strategy
+///    refunds its retry quota) and return the value.
+/// 4. On failure, hand the token and the failure to `refresh_retry_token`. A
+///    new token means: go to 2. A refusal ([`TokenAcquisitionFailed`](crate::TokenAcquisitionFailed))
+///    means: sleep its [`delay_before_giving_up`](crate::TokenAcquisitionFailed::delay_before_giving_up)
+///    if it has one (long-polling operations), then return a [`RetryError`].
+///
+/// With a total-time [`budget`](Self::budget), every wait before an attempt
+/// — the first one included — must end before the budget runs out; a wait
+/// that would not is not slept: the executor returns at once with
+/// [`StopReason::BudgetExhausted`]. A request can therefore end before its
+/// first attempt ([`RetryError::attempts`] is 0 and
+/// [`RetryError::last_error`] is `None`).
 ///
 /// # Examples
 ///
 /// ```
 /// use rebound_runtime::{Retry, StandardRetryStrategy};
 ///
-/// let strategy = StandardRetryStrategy::builder().build()?;
+/// let strategy = StandardRetryStrategy::new();
 /// let retry = Retry::new(&strategy);
 /// let answer = retry.run(|_attempt| Ok::<_, std::io::Error>(42))?;
 /// assert_eq!(answer, 42);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// With virtual time and a budget:
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::{StopReason, time::ManualClock};
+/// use rebound_runtime::{Retry, StandardRetryStrategy};
+///
+/// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build();
+/// let clock = ManualClock::new();
+/// let retry = Retry::new(&strategy)
+///     .sleeper(clock.clone()) // sleeping advances the virtual clock
+///     .clock(clock.clone())
+///     .budget(Duration::from_secs(1));
+///
+/// let timed_out = || std::io::Error::from(std::io::ErrorKind::TimedOut);
+/// let err = retry.run(|_attempt| Err::<(), _>(timed_out())).unwrap_err();
+/// // The first retry waited 500 ms; the second would wait 1 s, past the budget.
+/// assert_eq!(err.attempts(), 2);
+/// assert!(matches!(err.reason(), StopReason::BudgetExhausted { .. }));
+/// assert_eq!(clock.elapsed(), Duration::from_millis(500));
+/// assert_eq!(
+///     err.to_string(),
+///     "gave up after 2 attempts: the next attempt, 1s from now, would not start within the 1s budget (500ms spent)"
+/// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
@@ -157,7 +141,7 @@ impl<S, Sl, C, L> Retry<S, Sl, C, L> {
     /// use std::time::Duration;
     /// use rebound_runtime::{Retry, StandardRetryStrategy};
     ///
-    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let strategy = StandardRetryStrategy::new();
     /// // Blocking: a `Fn(Duration)`.
     /// let blocking = Retry::new(&strategy).sleeper(|delay| std::thread::sleep(delay));
     /// // Async: a `Fn(Duration) -> impl Future`, e.g. `tokio::time::sleep`.
@@ -181,10 +165,10 @@ impl<S, Sl, C, L> Retry<S, Sl, C, L> {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use rebound_runtime::executor::ManualClock;
+    /// use rebound_runtime::time::ManualClock;
     /// use rebound_runtime::{Retry, StandardRetryStrategy};
     ///
-    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let strategy = StandardRetryStrategy::new();
     /// let clock = ManualClock::new();
     /// let retry = Retry::new(&strategy)
     ///     .clock(clock.clone())
@@ -240,7 +224,7 @@ impl<S, Sl, C, L> Retry<S, Sl, C, L> {
     /// use std::time::Duration;
     /// use rebound_runtime::{Retry, StandardRetryStrategy};
     ///
-    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let strategy = StandardRetryStrategy::new();
     /// let retry = Retry::new(&strategy).budget(Duration::from_secs(30));
     /// # let _ = retry;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -257,7 +241,7 @@ impl<S, Sl, C, L> Retry<S, Sl, C, L> {
     /// ```
     /// use rebound_runtime::{Retry, StandardRetryStrategy};
     ///
-    /// let retry = Retry::new(StandardRetryStrategy::builder().build()?);
+    /// let retry = Retry::new(StandardRetryStrategy::new());
     /// assert_eq!(retry.strategy().max_attempts(), 3);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -277,7 +261,7 @@ impl<S, Sl, C, R, G> Retry<S, Sl, C, Hooks<R, G>> {
     /// use std::time::Duration;
     /// use rebound_runtime::{Retry, StandardRetryStrategy};
     ///
-    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build()?;
+    /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build();
     /// let log = RefCell::new(Vec::new());
     /// let retry = Retry::new(&strategy)
     ///     .sleeper(|_| {})

@@ -11,7 +11,8 @@
 use core::time::Duration;
 use std::time::Instant;
 
-use super::{Clock, StopReason};
+use super::StopReason;
+use crate::time::Clock;
 use crate::{FailureInfo, RetryStrategy, RetryToken, SendPermit, TokenAcquisitionFailed};
 
 /// One request in flight: the strategy's token (if it gave one), the attempt

@@ -38,7 +38,7 @@
 //!
 //! ```
 //! use rebound_runtime::classify::ChecksumMismatch;
-//! use rebound_runtime::legacy::{LegacyRetryStrategy, crc32_matches};
+//! use rebound_runtime::{internals::crc32_matches, legacy::LegacyRetryStrategy};
 //! use rebound_runtime::RetryStrategy;
 //!
 //! let strategy = LegacyRetryStrategy::botocore_dynamodb();
@@ -51,8 +51,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::RandomSource;
-use crate::classify::{TransportFailure, is_transient_status};
+use crate::TransportFailure;
+use crate::backoff::RandomSource;
+use crate::classify::is_transient_status;
 use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
 /// Attempts of the generic botocore legacy policy, the first included.
@@ -60,7 +61,7 @@ use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::{BOTOCORE_MAX_ATTEMPTS, LegacyRetryStrategy};
+/// use rebound_runtime::{internals::BOTOCORE_MAX_ATTEMPTS, legacy::LegacyRetryStrategy};
 ///
 /// assert_eq!(LegacyRetryStrategy::botocore().max_attempts(), BOTOCORE_MAX_ATTEMPTS);
 /// ```
@@ -71,7 +72,7 @@ pub const BOTOCORE_MAX_ATTEMPTS: u32 = 5;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::{BOTOCORE_DYNAMODB_MAX_ATTEMPTS, LegacyRetryStrategy};
+/// use rebound_runtime::{internals::BOTOCORE_DYNAMODB_MAX_ATTEMPTS, legacy::LegacyRetryStrategy};
 ///
 /// assert_eq!(LegacyRetryStrategy::botocore_dynamodb().max_attempts(), BOTOCORE_DYNAMODB_MAX_ATTEMPTS);
 /// ```
@@ -82,7 +83,7 @@ pub const BOTOCORE_DYNAMODB_MAX_ATTEMPTS: u32 = 10;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::{BOTOCORE_DYNAMODB_BASE_SECS, LegacyRetryStrategy};
+/// use rebound_runtime::{internals::BOTOCORE_DYNAMODB_BASE_SECS, legacy::LegacyRetryStrategy};
 ///
 /// let dynamodb = LegacyRetryStrategy::botocore_dynamodb();
 /// assert_eq!(dynamodb.backoff_secs(1, false), Some(BOTOCORE_DYNAMODB_BASE_SECS));
@@ -97,7 +98,7 @@ pub const BOTOCORE_DYNAMODB_BASE_SECS: f64 = 0.05;
 ///
 /// ```
 /// use rebound_runtime::classify::is_transient_status;
-/// use rebound_runtime::legacy::{LIMIT_EXCEEDED_STATUS, botocore_retries_response};
+/// use rebound_runtime::internals::{LIMIT_EXCEEDED_STATUS, botocore_retries_response};
 ///
 /// assert!(botocore_retries_response(LIMIT_EXCEEDED_STATUS, None, false));
 /// assert!(!is_transient_status(LIMIT_EXCEEDED_STATUS)); // standard mode does not retry it
@@ -114,7 +115,7 @@ pub const LIMIT_EXCEEDED_STATUS: u16 = 509;
 ///
 /// ```
 /// use rebound_runtime::classify::is_throttling_error_code;
-/// use rebound_runtime::legacy::{BOTOCORE_THROTTLING_ERROR_CODES, botocore_retries_response};
+/// use rebound_runtime::internals::{BOTOCORE_THROTTLING_ERROR_CODES, botocore_retries_response};
 ///
 /// for code in BOTOCORE_THROTTLING_ERROR_CODES {
 ///     assert!(is_throttling_error_code(code));
@@ -134,7 +135,7 @@ pub const BOTOCORE_THROTTLING_ERROR_CODES: &[&str] = &[
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::{DYNAMODB_EXTRA_RETRY_RULES, botocore_retries_response};
+/// use rebound_runtime::internals::{DYNAMODB_EXTRA_RETRY_RULES, botocore_retries_response};
 ///
 /// for &(status, code) in DYNAMODB_EXTRA_RETRY_RULES {
 ///     assert!(botocore_retries_response(status, Some(code), true));
@@ -153,7 +154,7 @@ pub const DYNAMODB_EXTRA_RETRY_RULES: &[(u16, &str)] = &[
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::BOTOCORE_SERVICE_RETRY_RULES;
+/// use rebound_runtime::internals::BOTOCORE_SERVICE_RETRY_RULES;
 ///
 /// let (_, s3) = BOTOCORE_SERVICE_RETRY_RULES.iter().find(|(name, _)| *name == "s3").unwrap();
 /// assert!(s3.contains(&(400, "BadDigest")));
@@ -187,7 +188,7 @@ pub const BOTOCORE_SERVICE_RETRY_RULES: &[(&str, &[(u16, &str)])] = &[
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::botocore_service_retry_rules;
+/// use rebound_runtime::internals::botocore_service_retry_rules;
 ///
 /// assert_eq!(botocore_service_retry_rules("sqs"), [(403, "RequestThrottled")]);
 /// assert_eq!(botocore_service_retry_rules("Kinesis"), [(400, "LimitExceededException")]);
@@ -206,7 +207,7 @@ pub fn botocore_service_retry_rules(endpoint_prefix: &str) -> &'static [(u16, &'
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::{CRC32_HEADER, crc32_matches};
+/// use rebound_runtime::internals::{CRC32_HEADER, crc32_matches};
 ///
 /// let headers = [("x-amz-crc32", "0")];
 /// let header = headers.iter().find(|(name, _)| name.eq_ignore_ascii_case(CRC32_HEADER));
@@ -220,7 +221,7 @@ pub const CRC32_HEADER: &str = "x-amz-crc32";
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::botocore_retries_response;
+/// use rebound_runtime::internals::botocore_retries_response;
 ///
 /// assert!(botocore_retries_response(509, None, false));
 /// assert!(botocore_retries_response(400, Some("Throttling"), false));
@@ -232,7 +233,7 @@ pub const CRC32_HEADER: &str = "x-amz-crc32";
 pub fn botocore_retries_response(status: u16, code: Option<&str>, dynamodb: bool) -> bool {
     let by_status = is_transient_status(status)
         || status == LIMIT_EXCEEDED_STATUS
-        || status == crate::classify::THROTTLING_STATUS_CODE;
+        || status == crate::classify::codes::THROTTLING_STATUS_CODE;
     let by_code = code.is_some_and(|code| {
         (status == 400 && BOTOCORE_THROTTLING_ERROR_CODES.contains(&code))
             || (dynamodb
@@ -249,8 +250,8 @@ pub fn botocore_retries_response(status: u16, code: Option<&str>, dynamodb: bool
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::classify::TransportFailure;
-/// use rebound_runtime::legacy::botocore_retries_transport_failure;
+/// use rebound_runtime::TransportFailure;
+/// use rebound_runtime::internals::botocore_retries_transport_failure;
 ///
 /// assert!(botocore_retries_transport_failure(TransportFailure::ReadTimeout));
 /// assert!(!botocore_retries_transport_failure(TransportFailure::ResponseStreaming));
@@ -302,7 +303,7 @@ pub(crate) fn delay_exponential_secs(
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::crc32_matches;
+/// use rebound_runtime::internals::crc32_matches;
 ///
 /// let body = br#"{"Item":{"id":{"S":"1"}}}"#;
 /// assert_eq!(crc32_matches(body, "2061421159"), Ok(true));
@@ -349,8 +350,8 @@ fn parse_python_int(value: &str) -> Option<Option<u32>> {
 /// # Examples
 ///
 /// ```
-/// assert_eq!(rebound_runtime::legacy::crc32(b"123456789"), 0xCBF4_3926);
-/// assert_eq!(rebound_runtime::legacy::crc32(b""), 0);
+/// assert_eq!(rebound_runtime::internals::crc32(b"123456789"), 0xCBF4_3926);
+/// assert_eq!(rebound_runtime::internals::crc32(b""), 0);
 /// ```
 #[must_use]
 pub fn crc32(bytes: &[u8]) -> u32 {
@@ -385,7 +386,7 @@ const CRC32_TABLE: [u32; 256] = {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::crc32_matches;
+/// use rebound_runtime::internals::crc32_matches;
 /// use rebound_runtime::{RetryInfo, RetrySafety};
 ///
 /// let err = crc32_matches(b"{}", "abc").unwrap_err();
@@ -405,7 +406,7 @@ impl InvalidCrc32Header {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::legacy::crc32_matches;
+    /// use rebound_runtime::internals::crc32_matches;
     ///
     /// assert_eq!(crc32_matches(b"", "1.5").unwrap_err().value(), "1.5");
     /// ```

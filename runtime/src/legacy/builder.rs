@@ -5,29 +5,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use super::{LegacyPreset, LegacyRetryStrategy, botocore_service_retry_rules};
-use crate::RandomSource;
-
-/// A configuration a legacy strategy cannot run with.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::legacy::{LegacyConfigError, LegacyRetryStrategy};
-///
-/// let err = LegacyRetryStrategy::builder(rebound_runtime::legacy::LegacyPreset::JavaV1)
-///     .max_attempts(0)
-///     .build()
-///     .unwrap_err();
-/// assert_eq!(err, LegacyConfigError::MaxAttemptsZero);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LegacyConfigError {
-    /// `max_attempts` counts the first attempt, so it is at least 1.
-    #[error("max_attempts must be at least 1 (it counts the first attempt), got 0")]
-    MaxAttemptsZero,
-}
+use super::botocore::botocore_service_retry_rules;
+use super::{LegacyPreset, LegacyRetryStrategy};
+use crate::backoff::RandomSource;
 
 /// Builds a [`LegacyRetryStrategy`] from a [`LegacyPreset`].
 ///
@@ -37,24 +17,24 @@ pub enum LegacyConfigError {
 /// |---|---|
 /// | [`max_attempts`](Self::max_attempts) | [`LegacyPreset::default_max_attempts`] |
 /// | [`max_backoff`](Self::max_backoff) | [`LegacyPreset::default_max_backoff`] (Java 20 s, else none) |
-/// | [`retry_after_ceiling`](Self::retry_after_ceiling) | [`DEFAULT_RETRY_AFTER_CEILING`](super::DEFAULT_RETRY_AFTER_CEILING) (60 s) |
-/// | [`random`](Self::random) | [`ThreadRandom`](crate::ThreadRandom) |
+/// | [`retry_after_ceiling`](Self::retry_after_ceiling) | [`DEFAULT_RETRY_AFTER_CEILING`](LegacyRetryStrategy::DEFAULT_RETRY_AFTER_CEILING) (60 s) |
+/// | [`random`](Self::random) | [`ThreadRandom`](crate::backoff::ThreadRandom) |
 ///
 /// # Examples
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::SeededRandom;
+/// use rebound_runtime::backoff::SeededRandom;
 /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 ///
 /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
 ///     .max_attempts(8)
 ///     .max_backoff(Duration::from_secs(30))
 ///     .random(SeededRandom::new(7))
-///     .build()?;
+///     .build();
 /// assert_eq!(strategy.max_attempts(), 8);
 /// assert_eq!(strategy.backoff_secs(40, false).map(|s| s <= 30.0), Some(true));
-/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use = "a builder does nothing until `build` is called"]
 pub struct LegacyRetryStrategyBuilder {
@@ -76,7 +56,7 @@ impl LegacyRetryStrategyBuilder {
     ///
     /// let strategy = LegacyRetryStrategyBuilder::new(LegacyPreset::JavaV1).build()?;
     /// assert_eq!(strategy.max_attempts(), 4);
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(preset: LegacyPreset) -> Self {
         Self {
@@ -91,6 +71,7 @@ impl LegacyRetryStrategyBuilder {
 
     /// Attempts per request, the first included (botocore's
     /// `total_max_attempts`; an SDK's "max retries" `n` is `n + 1` attempts).
+    /// 0 is taken as 1: the first attempt is always made.
     ///
     /// # Examples
     ///
@@ -98,9 +79,9 @@ impl LegacyRetryStrategyBuilder {
     /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
     ///
     /// // The Java SDK's `maxErrorRetry = 5`:
-    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).max_attempts(5 + 1).build()?;
+    /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).max_attempts(5 + 1).build();
     /// assert_eq!(strategy.max_attempts(), 6);
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub const fn max_attempts(mut self, max_attempts: u32) -> Self {
         self.max_attempts = Some(max_attempts);
@@ -119,9 +100,9 @@ impl LegacyRetryStrategyBuilder {
     /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
     ///     .max_backoff(Duration::from_secs(2))
     ///     .random(|| 0.9)
-    ///     .build()?;
+    ///     .build();
     /// assert_eq!(strategy.backoff_secs(5, false), Some(2.0)); // 0.9 * 16 s, capped
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub const fn max_backoff(mut self, cap: Duration) -> Self {
         self.max_backoff = Some(cap);
@@ -142,12 +123,12 @@ impl LegacyRetryStrategyBuilder {
     ///
     /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2)
     ///     .retry_after_ceiling(Duration::from_secs(5))
-    ///     .build()?;
+    ///     .build();
     /// let busy = HttpErrorResponse::new(503).with_retry_after(Some(Duration::from_secs(30)));
     /// let token = strategy.acquire_initial_token().unwrap();
     /// let why = strategy.refresh_retry_token(token, &busy).unwrap_err();
     /// assert!(matches!(why, TokenAcquisitionFailed::RetryAfterTooLong { .. }));
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub const fn retry_after_ceiling(mut self, ceiling: Duration) -> Self {
         self.retry_after_ceiling = Some(ceiling);
@@ -165,10 +146,10 @@ impl LegacyRetryStrategyBuilder {
     ///
     /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::JavaV1)
     ///     .retry_rule(409, "ConcurrentModification")
-    ///     .build()?;
+    ///     .build();
     /// let conflict = HttpErrorResponse::new(409).with_code("ConcurrentModification");
     /// assert!(strategy.classify(&conflict).retryable);
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn retry_rule(mut self, status: u16, code: impl Into<Cow<'static, str>>) -> Self {
         self.extra_rules.push((status, code.into()));
@@ -189,10 +170,10 @@ impl LegacyRetryStrategyBuilder {
     /// let kinesis = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
     ///     .botocore_service("kinesis")
     ///     .max_attempts(3)
-    ///     .build()?;
+    ///     .build();
     /// let limited = HttpErrorResponse::new(400).with_code("LimitExceededException");
     /// assert!(kinesis.classify(&limited).retryable);
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn botocore_service(mut self, endpoint_prefix: &str) -> Self {
         self.extra_rules.extend(
@@ -203,47 +184,39 @@ impl LegacyRetryStrategyBuilder {
         self
     }
 
-    /// Where jitter comes from: [`SeededRandom`](crate::SeededRandom) for
+    /// Where jitter comes from: [`SeededRandom`](crate::backoff::SeededRandom) for
     /// reproducible runs, a closure to inject exact draws.
     ///
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::SeededRandom;
+    /// use rebound_runtime::backoff::SeededRandom;
     /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
     ///
-    /// let a = LegacyRetryStrategy::builder(LegacyPreset::Botocore).random(SeededRandom::new(1)).build()?;
-    /// let b = LegacyRetryStrategy::builder(LegacyPreset::Botocore).random(SeededRandom::new(1)).build()?;
+    /// let a = LegacyRetryStrategy::builder(LegacyPreset::Botocore).random(SeededRandom::new(1)).build();
+    /// let b = LegacyRetryStrategy::builder(LegacyPreset::Botocore).random(SeededRandom::new(1)).build();
     /// assert_eq!(a.backoff_secs(3, false), b.backoff_secs(3, false));
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn random(mut self, random: impl RandomSource + 'static) -> Self {
         self.random = Some(Arc::new(random));
         self
     }
 
-    /// The strategy.
-    ///
-    /// # Errors
-    ///
-    /// [`LegacyConfigError`] naming the setting that cannot work.
+    /// The strategy. Cannot fail: every setting has a meaning.
     ///
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::legacy::{LegacyConfigError, LegacyPreset, LegacyRetryStrategy};
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
     ///
-    /// assert!(LegacyRetryStrategy::builder(LegacyPreset::Botocore).build().is_ok());
-    /// let zero = LegacyRetryStrategy::builder(LegacyPreset::Botocore).max_attempts(0).build();
-    /// assert_eq!(zero.unwrap_err(), LegacyConfigError::MaxAttemptsZero);
+    /// let none = LegacyRetryStrategy::builder(LegacyPreset::Botocore).max_attempts(0).build();
+    /// assert_eq!(none.max_attempts(), 1); // the first attempt is always made
     /// ```
-    pub fn build(self) -> Result<LegacyRetryStrategy, LegacyConfigError> {
+    pub fn build(self) -> LegacyRetryStrategy {
         let defaults = LegacyRetryStrategy::from_preset(self.preset);
-        let max_attempts = self.max_attempts.unwrap_or(defaults.max_attempts);
-        if max_attempts == 0 {
-            return Err(LegacyConfigError::MaxAttemptsZero);
-        }
-        Ok(LegacyRetryStrategy {
+        let max_attempts = self.max_attempts.unwrap_or(defaults.max_attempts).max(1);
+        LegacyRetryStrategy {
             max_attempts,
             max_backoff: self.max_backoff.or(defaults.max_backoff),
             retry_after_ceiling: self
@@ -252,7 +225,7 @@ impl LegacyRetryStrategyBuilder {
             extra_rules: self.extra_rules.into(),
             random: self.random.unwrap_or(defaults.random),
             ..defaults
-        })
+        }
     }
 }
 

@@ -30,7 +30,7 @@
 //! use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 //! use rebound_runtime::RetryStrategy;
 //!
-//! let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.5).build()?;
+//! let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.5).build();
 //! let token = java.acquire_initial_token()?;
 //! let throttled = HttpErrorResponse::new(400).with_code("Throttling");
 //! let token = java.refresh_retry_token(token, &throttled)?;
@@ -42,15 +42,16 @@
 
 use core::time::Duration;
 
-use crate::RandomSource;
-use crate::classify::{THROTTLING_STATUS_CODE, is_throttling_error_code, is_transient_status};
+use crate::backoff::RandomSource;
+use crate::classify::codes::THROTTLING_STATUS_CODE;
+use crate::classify::{is_throttling_error_code, is_transient_status};
 
 /// Retries of the default policy: 3 (4 attempts).
 ///
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::java_v1::JAVA_V1_MAX_ERROR_RETRY;
+/// use rebound_runtime::internals::JAVA_V1_MAX_ERROR_RETRY;
 /// use rebound_runtime::legacy::LegacyRetryStrategy;
 ///
 /// assert_eq!(LegacyRetryStrategy::java_v1().max_attempts(), JAVA_V1_MAX_ERROR_RETRY + 1);
@@ -62,7 +63,7 @@ pub const JAVA_V1_MAX_ERROR_RETRY: u32 = 3;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::java_v1::JAVA_V1_DYNAMODB_MAX_ERROR_RETRY;
+/// use rebound_runtime::internals::JAVA_V1_DYNAMODB_MAX_ERROR_RETRY;
 /// use rebound_runtime::legacy::LegacyRetryStrategy;
 ///
 /// assert_eq!(
@@ -77,14 +78,14 @@ pub const JAVA_V1_DYNAMODB_MAX_ERROR_RETRY: u32 = 10;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::java_v1::JAVA_V1_BASE_DELAY;
+/// use rebound_runtime::internals::JAVA_V1_BASE_DELAY;
 /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 ///
-/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.999_999).build()?;
+/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.999_999).build();
 /// // The first retry waits below the base: floor(r * 100) ms.
 /// assert_eq!(java.backoff_secs(1, false), Some(0.099));
 /// assert!(0.099 < JAVA_V1_BASE_DELAY.as_secs_f64());
-/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const JAVA_V1_BASE_DELAY: Duration = Duration::from_millis(100);
 
@@ -93,13 +94,13 @@ pub const JAVA_V1_BASE_DELAY: Duration = Duration::from_millis(100);
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::java_v1::JAVA_V1_DYNAMODB_BASE_DELAY;
+/// use rebound_runtime::internals::JAVA_V1_DYNAMODB_BASE_DELAY;
 /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 ///
-/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1DynamoDb).random(|| 0.5).build()?;
+/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1DynamoDb).random(|| 0.5).build();
 /// assert_eq!(java.backoff_secs(1, false), Some(0.012)); // floor(0.5 * 25) ms
 /// assert_eq!(JAVA_V1_DYNAMODB_BASE_DELAY.as_millis(), 25);
-/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const JAVA_V1_DYNAMODB_BASE_DELAY: Duration = Duration::from_millis(25);
 
@@ -108,13 +109,13 @@ pub const JAVA_V1_DYNAMODB_BASE_DELAY: Duration = Duration::from_millis(25);
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::java_v1::JAVA_V1_THROTTLED_BASE_DELAY;
+/// use rebound_runtime::internals::JAVA_V1_THROTTLED_BASE_DELAY;
 /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 ///
-/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.0).build()?;
+/// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.0).build();
 /// // Equal jitter: never below half the exponential delay.
 /// assert_eq!(java.backoff_secs(1, true), Some(JAVA_V1_THROTTLED_BASE_DELAY.as_secs_f64() / 2.0));
-/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const JAVA_V1_THROTTLED_BASE_DELAY: Duration = Duration::from_millis(500);
 
@@ -123,7 +124,7 @@ pub const JAVA_V1_THROTTLED_BASE_DELAY: Duration = Duration::from_millis(500);
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::java_v1::JAVA_V1_MAX_BACKOFF;
+/// use rebound_runtime::internals::JAVA_V1_MAX_BACKOFF;
 /// use rebound_runtime::legacy::LegacyRetryStrategy;
 ///
 /// assert_eq!(LegacyRetryStrategy::java_v1().max_backoff(), Some(JAVA_V1_MAX_BACKOFF));
@@ -139,7 +140,7 @@ const MAX_EXPONENT: u32 = 30;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::{CLOCK_SKEW_ERROR_CODES, java_v1_retries_response};
+/// use rebound_runtime::internals::{CLOCK_SKEW_ERROR_CODES, java_v1_retries_response};
 ///
 /// assert!(CLOCK_SKEW_ERROR_CODES.iter().all(|code| java_v1_retries_response(403, Some(code))));
 /// ```
@@ -158,7 +159,7 @@ pub const CLOCK_SKEW_ERROR_CODES: &[&str] = &[
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::java_v1_is_throttling;
+/// use rebound_runtime::internals::java_v1_is_throttling;
 ///
 /// assert!(java_v1_is_throttling(429, None));
 /// assert!(java_v1_is_throttling(503, Some("SlowDown")));
@@ -174,7 +175,7 @@ pub fn java_v1_is_throttling(status: u16, code: Option<&str>) -> bool {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::java_v1_retries_response;
+/// use rebound_runtime::internals::java_v1_retries_response;
 ///
 /// assert!(java_v1_retries_response(502, None));
 /// assert!(java_v1_retries_response(400, Some("ThrottlingException")));

@@ -27,7 +27,7 @@
 //! use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 //! use rebound_runtime::RetryStrategy;
 //!
-//! let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 0.5).build()?;
+//! let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 0.5).build();
 //! let token = js.acquire_initial_token()?;
 //! let busy = HttpErrorResponse::new(429).with_retry_after(Some(Duration::from_secs(1)));
 //! let token = js.refresh_retry_token(token, &busy)?;
@@ -37,15 +37,15 @@
 
 use core::time::Duration;
 
-use crate::RandomSource;
-use crate::classify::THROTTLING_STATUS_CODE;
+use crate::backoff::RandomSource;
+use crate::classify::codes::THROTTLING_STATUS_CODE;
 
 /// Retries of the default policy: 3 (4 attempts).
 ///
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::javascript_v2::JAVASCRIPT_V2_MAX_RETRIES;
+/// use rebound_runtime::internals::JAVASCRIPT_V2_MAX_RETRIES;
 /// use rebound_runtime::legacy::LegacyRetryStrategy;
 ///
 /// assert_eq!(LegacyRetryStrategy::javascript_v2().max_attempts(), JAVASCRIPT_V2_MAX_RETRIES + 1);
@@ -57,7 +57,7 @@ pub const JAVASCRIPT_V2_MAX_RETRIES: u32 = 3;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::javascript_v2::JAVASCRIPT_V2_DYNAMODB_MAX_RETRIES;
+/// use rebound_runtime::internals::JAVASCRIPT_V2_DYNAMODB_MAX_RETRIES;
 /// use rebound_runtime::legacy::LegacyRetryStrategy;
 ///
 /// assert_eq!(
@@ -72,12 +72,12 @@ pub const JAVASCRIPT_V2_DYNAMODB_MAX_RETRIES: u32 = 10;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::javascript_v2::JAVASCRIPT_V2_BASE_DELAY;
+/// use rebound_runtime::internals::JAVASCRIPT_V2_BASE_DELAY;
 /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 ///
-/// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 1.0).build()?;
+/// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 1.0).build();
 /// assert_eq!(js.backoff_secs(1, false), Some(JAVASCRIPT_V2_BASE_DELAY.as_secs_f64()));
-/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const JAVASCRIPT_V2_BASE_DELAY: Duration = Duration::from_millis(100);
 
@@ -86,12 +86,12 @@ pub const JAVASCRIPT_V2_BASE_DELAY: Duration = Duration::from_millis(100);
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::javascript_v2::JAVASCRIPT_V2_DYNAMODB_BASE_DELAY;
+/// use rebound_runtime::internals::JAVASCRIPT_V2_DYNAMODB_BASE_DELAY;
 /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 ///
-/// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2DynamoDb).random(|| 1.0).build()?;
+/// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2DynamoDb).random(|| 1.0).build();
 /// assert_eq!(js.backoff_secs(1, false), Some(JAVASCRIPT_V2_DYNAMODB_BASE_DELAY.as_secs_f64()));
-/// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const JAVASCRIPT_V2_DYNAMODB_BASE_DELAY: Duration = Duration::from_millis(50);
 
@@ -103,7 +103,7 @@ pub const JAVASCRIPT_V2_DYNAMODB_BASE_DELAY: Duration = Duration::from_millis(50
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::{JAVASCRIPT_V2_THROTTLING_ERROR_CODES, javascript_v2_is_throttling};
+/// use rebound_runtime::internals::{JAVASCRIPT_V2_THROTTLING_ERROR_CODES, javascript_v2_is_throttling};
 ///
 /// assert!(JAVASCRIPT_V2_THROTTLING_ERROR_CODES.iter().all(|c| javascript_v2_is_throttling(400, Some(c))));
 /// assert!(!JAVASCRIPT_V2_THROTTLING_ERROR_CODES.contains(&"SlowDown"));
@@ -125,7 +125,7 @@ pub const JAVASCRIPT_V2_THROTTLING_ERROR_CODES: &[&str] = &[
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::{EXPIRED_CREDENTIALS_ERROR_CODE, javascript_v2_retries_response};
+/// use rebound_runtime::internals::{EXPIRED_CREDENTIALS_ERROR_CODE, javascript_v2_retries_response};
 ///
 /// assert!(javascript_v2_retries_response(400, Some(EXPIRED_CREDENTIALS_ERROR_CODE)));
 /// ```
@@ -136,7 +136,7 @@ pub const EXPIRED_CREDENTIALS_ERROR_CODE: &str = "ExpiredTokenException";
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::javascript_v2_is_throttling;
+/// use rebound_runtime::internals::javascript_v2_is_throttling;
 ///
 /// assert!(javascript_v2_is_throttling(429, None));
 /// assert!(javascript_v2_is_throttling(400, Some("TooManyRequestsException")));
@@ -153,7 +153,7 @@ pub fn javascript_v2_is_throttling(status: u16, code: Option<&str>) -> bool {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::legacy::javascript_v2_retries_response;
+/// use rebound_runtime::internals::javascript_v2_retries_response;
 ///
 /// assert!(javascript_v2_retries_response(501, None)); // every 5xx
 /// assert!(javascript_v2_retries_response(429, None));

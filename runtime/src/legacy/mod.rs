@@ -22,7 +22,7 @@
 //! Legacy SDKs decide by what the wire said, not by the service model:
 //!
 //! 1. A failure without an HTTP status got no (complete) response. If it says
-//!    which [`TransportFailure`](crate::classify::TransportFailure) it is
+//!    which [`TransportFailure`](crate::TransportFailure) it is
 //!    ([`ErrorInfo::transport_failure`](crate::ErrorInfo::transport_failure)),
 //!    the preset's rule for that kind applies (botocore retries connection
 //!    errors only; Java and JavaScript retry them all). Otherwise it is
@@ -48,10 +48,10 @@
 //!
 //! [`ChecksumMismatch`]: crate::classify::ChecksumMismatch
 
-pub mod botocore;
+pub(crate) mod botocore;
 mod builder;
-pub mod java_v1;
-pub mod javascript_v2;
+pub(crate) mod java_v1;
+pub(crate) mod javascript_v2;
 mod preset;
 
 use core::time::Duration;
@@ -59,40 +59,17 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-pub use botocore::{
-    BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
-    BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,
-    DYNAMODB_EXTRA_RETRY_RULES, InvalidCrc32Header, LIMIT_EXCEEDED_STATUS,
-    botocore_retries_response, botocore_retries_transport_failure, botocore_service_retry_rules,
-    crc32, crc32_matches,
-};
-pub use builder::{LegacyConfigError, LegacyRetryStrategyBuilder};
-pub use java_v1::{CLOCK_SKEW_ERROR_CODES, java_v1_is_throttling, java_v1_retries_response};
-pub use javascript_v2::{
-    EXPIRED_CREDENTIALS_ERROR_CODE, JAVASCRIPT_V2_THROTTLING_ERROR_CODES,
-    javascript_v2_is_throttling, javascript_v2_retries_response,
-};
+pub use builder::LegacyRetryStrategyBuilder;
 pub use preset::LegacyPreset;
+
+use botocore::{BOTOCORE_DYNAMODB_BASE_SECS, botocore_service_retry_rules};
 
 use crate::backoff::{draw, secs_to_duration};
 use crate::classify::Verdict;
 use crate::{
-    FailureInfo, RandomSource, RetrySafety, RetryStrategy, RetryToken, ThreadRandom,
-    TokenAcquisitionFailed,
+    FailureInfo, RetrySafety, RetryStrategy, RetryToken, TokenAcquisitionFailed, TokenIssuer,
+    backoff::{RandomSource, ThreadRandom},
 };
-
-/// The longest `Retry-After` hint the JavaScript presets add to a delay by
-/// default: 60 s. A longer hint ends the request
-/// ([`TokenAcquisitionFailed::RetryAfterTooLong`]).
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::legacy::{DEFAULT_RETRY_AFTER_CEILING, LegacyRetryStrategy};
-///
-/// assert_eq!(LegacyRetryStrategy::javascript_v2().retry_after_ceiling(), DEFAULT_RETRY_AFTER_CEILING);
-/// ```
-pub const DEFAULT_RETRY_AFTER_CEILING: Duration = Duration::from_secs(60);
 
 /// A legacy AWS SDK retry policy (see the [module docs](self) for the
 /// presets and their rules).
@@ -136,9 +113,24 @@ pub struct LegacyRetryStrategy {
     retry_after_ceiling: Duration,
     extra_rules: Arc<[(u16, Cow<'static, str>)]>,
     random: Arc<dyn RandomSource>,
+    issuer: TokenIssuer,
 }
 
 impl LegacyRetryStrategy {
+    /// The longest `Retry-After` hint the JavaScript presets add to a delay
+    /// by default: 60 s. A longer hint ends the request
+    /// ([`TokenAcquisitionFailed::RetryAfterTooLong`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::legacy::LegacyRetryStrategy;
+    ///
+    /// let js = LegacyRetryStrategy::javascript_v2();
+    /// assert_eq!(js.retry_after_ceiling(), LegacyRetryStrategy::DEFAULT_RETRY_AFTER_CEILING);
+    /// ```
+    pub const DEFAULT_RETRY_AFTER_CEILING: Duration = Duration::from_secs(60);
+
     /// botocore's legacy mode: 5 attempts, `rand * 2^(n-1)` s.
     ///
     /// # Examples
@@ -261,20 +253,17 @@ impl LegacyRetryStrategy {
     }
 
     /// The preset with its own defaults (its number of attempts, backoff and
-    /// retry-after handling). Cannot fail: only settings given to the
-    /// [builder](Self::builder) can be invalid.
+    /// retry-after handling).
     ///
     /// ```
-    /// use rebound_runtime::{LegacyPreset, LegacyRetryStrategy};
+    /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
     ///
     /// let strategy = LegacyRetryStrategy::new(LegacyPreset::BotocoreDynamoDb);
     /// assert_eq!(strategy.max_attempts(), 10);
     /// ```
     #[must_use]
     pub fn new(preset: LegacyPreset) -> Self {
-        Self::builder(preset)
-            .build()
-            .expect("every preset's default attempts are at least 1")
+        Self::builder(preset).build()
     }
 
     /// A builder starting from `preset`'s defaults.
@@ -287,9 +276,9 @@ impl LegacyRetryStrategy {
     /// let strategy = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
     ///     .max_attempts(3)
     ///     .random(|| 0.5)
-    ///     .build()?;
+    ///     .build();
     /// assert_eq!(strategy.max_attempts(), 3);
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn builder(preset: LegacyPreset) -> LegacyRetryStrategyBuilder {
         LegacyRetryStrategyBuilder::new(preset)
@@ -300,9 +289,10 @@ impl LegacyRetryStrategy {
             preset,
             max_attempts: preset.default_max_attempts(),
             max_backoff: preset.default_max_backoff(),
-            retry_after_ceiling: DEFAULT_RETRY_AFTER_CEILING,
+            retry_after_ceiling: Self::DEFAULT_RETRY_AFTER_CEILING,
             extra_rules: Arc::new([]),
             random: Arc::new(ThreadRandom),
+            issuer: TokenIssuer::new(),
         }
     }
 
@@ -410,7 +400,7 @@ impl LegacyRetryStrategy {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::classify::{ChecksumMismatch, HttpErrorResponse, TransportFailure};
+    /// use rebound_runtime::{TransportFailure, classify::{ChecksumMismatch, HttpErrorResponse}};
     /// use rebound_runtime::legacy::LegacyRetryStrategy;
     ///
     /// let botocore = LegacyRetryStrategy::botocore();
@@ -465,14 +455,14 @@ impl LegacyRetryStrategy {
     ///
     /// let botocore = LegacyRetryStrategy::builder(LegacyPreset::Botocore)
     ///     .random(|| 0.5)
-    ///     .build()?;
+    ///     .build();
     /// assert_eq!(botocore.backoff_secs(4, false), Some(4.0)); // 0.5 * 2^3
     /// assert_eq!(LegacyRetryStrategy::botocore_dynamodb().backoff_secs(1025, false), None);
     ///
-    /// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.5).build()?;
+    /// let java = LegacyRetryStrategy::builder(LegacyPreset::JavaV1).random(|| 0.5).build();
     /// assert_eq!(java.backoff_secs(1, false), Some(0.05)); // floor(0.5 * 100) ms
     /// assert_eq!(java.backoff_secs(1, true), Some(0.375)); // 250 + floor(0.5 * 251) ms
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn backoff_secs(&self, failed_attempt: u32, throttling: bool) -> Option<f64> {
@@ -522,10 +512,10 @@ impl LegacyRetryStrategy {
     /// use std::time::Duration;
     /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
     ///
-    /// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 0.5).build()?;
+    /// let js = LegacyRetryStrategy::builder(LegacyPreset::JavaScriptV2).random(|| 0.5).build();
     /// let hint = Some(Duration::from_secs(2));
     /// assert_eq!(js.retry_delay(2, false, hint), Duration::from_millis(2100)); // 0.5 * 2 * 100 ms + 2 s
-    /// # Ok::<(), rebound_runtime::legacy::LegacyConfigError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn retry_delay(
@@ -547,7 +537,7 @@ impl LegacyRetryStrategy {
 impl RetryStrategy for LegacyRetryStrategy {
     /// Always succeeds: legacy modes have no quota.
     fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-        Ok(RetryToken::initial())
+        Ok(self.issuer.initial_token())
     }
 
     fn refresh_retry_token(
@@ -555,6 +545,7 @@ impl RetryStrategy for LegacyRetryStrategy {
         token: RetryToken,
         failure: &dyn FailureInfo,
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        self.issuer.check(&token)?;
         let attempts = token.attempt();
         let verdict = self.classify(failure);
         let retry_after = failure

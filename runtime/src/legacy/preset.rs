@@ -3,12 +3,14 @@
 
 use core::time::Duration;
 
-use super::{
+use super::botocore::{
     BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS, botocore_retries_response,
-    botocore_retries_transport_failure, java_v1, java_v1_is_throttling, java_v1_retries_response,
-    javascript_v2, javascript_v2_is_throttling, javascript_v2_retries_response,
+    botocore_retries_transport_failure,
 };
-use crate::classify::{TransportFailure, is_throttling_error_code};
+use super::java_v1::{self, java_v1_is_throttling, java_v1_retries_response};
+use super::javascript_v2::{self, javascript_v2_is_throttling, javascript_v2_retries_response};
+use crate::TransportFailure;
+use crate::classify::is_throttling_error_code;
 
 /// Which legacy SDK behaviour a [`LegacyRetryStrategy`](super::LegacyRetryStrategy) reproduces.
 ///
@@ -144,7 +146,7 @@ impl LegacyPreset {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::classify::TransportFailure;
+    /// use rebound_runtime::TransportFailure;
     /// use rebound_runtime::legacy::LegacyPreset;
     ///
     /// assert!(!LegacyPreset::Botocore.retries_transport_failure(TransportFailure::Http));
@@ -175,7 +177,7 @@ impl LegacyPreset {
         match self {
             Self::Botocore | Self::BotocoreDynamoDb => {
                 code.is_some_and(is_throttling_error_code)
-                    || status == crate::classify::THROTTLING_STATUS_CODE
+                    || status == crate::classify::codes::THROTTLING_STATUS_CODE
             }
             Self::JavaV1 | Self::JavaV1DynamoDb => java_v1_is_throttling(status, code),
             Self::JavaScriptV2 | Self::JavaScriptV2DynamoDb => {

@@ -44,7 +44,7 @@ pub struct CubicParams {
 /// `w_max`, `k` and the time of the last throttle, nothing else.
 ///
 /// ```
-/// use rebound_runtime::rate_limiter::CubicCalculator;
+/// use rebound_runtime::internals::CubicCalculator;
 ///
 /// let mut cubic = CubicCalculator::new(0.0, 0.0);
 /// // Throttled while sending 10 requests/s at t = 5 s: back off to 7/s...

@@ -6,14 +6,19 @@
 //! first or retry, to a send rate that CUBIC adjusts after each response: cut
 //! to 70% on a throttle, grown back along a cubic curve on success.
 //!
-//! | piece | module | role |
+//! | piece | file | role |
 //! |---|---|---|
-//! | [`SendRateMeter`] | [`send_rate`] | responses per second, 0.5 s buckets, smoothing 0.8 |
-//! | [`CubicCalculator`] | [`cubic`] | target rate after each response (beta 0.7, C 0.4) |
-//! | [`SendTokenBucket`] | [`token_bucket`] | one token per send, refilled at the target rate (min 0.5/s, capacity >= 1) |
-//! | [`RateLimiterState`] | `state` | the three combined, as a pure state machine over caller-supplied time |
-//! | [`ClientRateLimiter`] | `client`, `acquire` | the state behind a lock, shareable across threads, blocking or fail-fast ([`AcquireMode`], [`RateLimited`]) |
-//! | [`RateLimiterPartitions`] | `partitions` | one limiter per throttling scope (e.g. region + table) |
+//! | send-rate meter | `send_rate.rs` | responses per second, 0.5 s buckets, smoothing 0.8 |
+//! | CUBIC calculator | `cubic.rs` | target rate after each response (beta 0.7, C 0.4) |
+//! | send token bucket | `token_bucket.rs` | one token per send, refilled at the target rate (min 0.5/s, capacity >= 1) |
+//! | limiter state | `state.rs` | the three combined, as a pure state machine over caller-supplied time |
+//! | send line | `queue.rs` | callers waiting for a send token, served in the order they asked |
+//! | [`ClientRateLimiter`] | `client.rs`, `acquire.rs` | the state behind a lock, shareable across threads, blocking or fail-fast ([`AcquireMode`], [`RateLimited`]) |
+//!
+//! Only the last is public: the pieces are the reference algorithm's
+//! internals, checked against its vectors by the conformance tests.
+//! One limiter per throttling scope (e.g. region + table):
+//! [`AdaptiveRetryStrategy::partitions`](crate::AdaptiveRetryStrategy::partitions).
 //!
 //! The algorithm and every constant follow botocore 1.44.5
 //! (`botocore/retries/adaptive.py`, `throttling.py`, `bucket.py`), which the
@@ -41,17 +46,11 @@
 
 mod acquire;
 mod client;
-pub mod cubic;
-mod partitions;
+pub(crate) mod cubic;
 mod queue;
-pub mod send_rate;
-mod state;
-pub mod token_bucket;
+pub(crate) mod send_rate;
+pub(crate) mod state;
+pub(crate) mod token_bucket;
 
 pub use acquire::{AcquireMode, RateLimited};
 pub use client::ClientRateLimiter;
-pub use cubic::{CubicCalculator, CubicParams};
-pub use partitions::RateLimiterPartitions;
-pub use send_rate::SendRateMeter;
-pub use state::{MAX_RATE_ADJUST_SCALE, RateLimiterSnapshot, RateLimiterState};
-pub use token_bucket::SendTokenBucket;

@@ -24,7 +24,7 @@ const TIME_BUCKET_SCALE: f64 = 1.0 / TIME_BUCKET_RANGE;
 /// Measures the request rate in 0.5 s buckets with exponential smoothing.
 ///
 /// ```
-/// use rebound_runtime::rate_limiter::SendRateMeter;
+/// use rebound_runtime::internals::SendRateMeter;
 ///
 /// let mut meter = SendRateMeter::new(0.0);
 /// assert_eq!(meter.record(0.2), 0.0); // same bucket as the start: counted only

@@ -29,7 +29,7 @@ pub const MAX_RATE_ADJUST_SCALE: f64 = 2.0;
 /// capacity 1, an empty bucket, `w_max` 0, last throttle at `start_time`.
 ///
 /// ```
-/// use rebound_runtime::rate_limiter::RateLimiterState;
+/// use rebound_runtime::internals::RateLimiterState;
 ///
 /// let mut limiter = RateLimiterState::new(0.0);
 /// assert_eq!(limiter.try_acquire(0.1), Ok(())); // disabled: free

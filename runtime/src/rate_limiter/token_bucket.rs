@@ -26,7 +26,7 @@ const SEND_COST: f64 = 1.0;
 /// time.
 ///
 /// ```
-/// use rebound_runtime::rate_limiter::SendTokenBucket;
+/// use rebound_runtime::internals::SendTokenBucket;
 ///
 /// let mut bucket = SendTokenBucket::new(1.0, 0.0); // 1 token/s, starts empty
 /// let wait = bucket.try_acquire(0.0).unwrap_err();

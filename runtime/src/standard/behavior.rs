@@ -3,7 +3,7 @@
 
 use core::time::Duration;
 
-use crate::{Backoff, RetryAfterPolicy};
+use crate::backoff::{Backoff, RetryAfterPolicy};
 
 /// The longest backoff of the standard mode, in both behaviours: 20 s.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(20);

@@ -8,28 +8,9 @@ use std::sync::Arc;
 use super::{Settings, StandardRetryStrategy};
 use crate::classify::AwsErrorClassifier;
 use crate::{
-    AwsServiceDefaults, Backoff, RandomSource, RetryAfterPolicy, RetryBehavior, RetryQuota,
-    ThreadRandom,
+    AwsServiceDefaults, RetryBehavior, RetryQuota,
+    backoff::{Backoff, RandomSource, RetryAfterPolicy, ThreadRandom},
 };
-
-/// A configuration the standard strategy cannot run with.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::{StandardConfigError, StandardRetryStrategy};
-///
-/// let err = StandardRetryStrategy::builder().max_attempts(0).build().unwrap_err();
-/// assert_eq!(err, StandardConfigError::MaxAttemptsZero);
-/// assert_eq!(err.to_string(), "max_attempts must be at least 1 (it counts the first attempt), got 0");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum StandardConfigError {
-    /// `max_attempts` counts the first attempt, so it is at least 1.
-    #[error("max_attempts must be at least 1 (it counts the first attempt), got 0")]
-    MaxAttemptsZero,
-}
 
 /// Builds a [`StandardRetryStrategy`].
 ///
@@ -58,7 +39,7 @@ pub enum StandardConfigError {
 /// ```
 /// use std::sync::Arc;
 /// use std::time::Duration;
-/// use rebound_runtime::{RetryAfterPolicy, RetryBehavior, RetryQuota, SeededRandom, StandardRetryStrategy};
+/// use rebound_runtime::{RetryBehavior, RetryQuota, StandardRetryStrategy, backoff::{RetryAfterPolicy, SeededRandom}};
 ///
 /// let strategy = StandardRetryStrategy::builder()
 ///     .behavior(RetryBehavior::V2_1)
@@ -66,10 +47,10 @@ pub enum StandardConfigError {
 ///     .retry_after(RetryAfterPolicy::AtLeast { ceiling: Duration::from_secs(30) })
 ///     .quota(Arc::new(RetryQuota::new(100)))
 ///     .random(SeededRandom::new(42))
-///     .build()?;
+///     .build();
 /// assert_eq!(strategy.max_attempts(), 4);
 /// assert_eq!(strategy.quota().available(), 100);
-/// # Ok::<(), rebound_runtime::StandardConfigError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use = "a builder does nothing until `build` is called"]
 #[derive(Default)]
@@ -116,7 +97,8 @@ impl StandardRetryStrategyBuilder {
         self
     }
 
-    /// Attempts per request, the first one included (at least 1).
+    /// Attempts per request, the first one included. 0 is taken as 1: the
+    /// first attempt is always made.
     pub const fn max_attempts(mut self, max_attempts: u32) -> Self {
         self.max_attempts = Some(max_attempts);
         self
@@ -193,19 +175,15 @@ impl StandardRetryStrategyBuilder {
         self
     }
 
-    /// Where jitter comes from: [`SeededRandom`](crate::SeededRandom) for
+    /// Where jitter comes from: [`SeededRandom`](crate::backoff::SeededRandom) for
     /// reproducible runs, a closure to inject exact draws.
     pub fn random(mut self, random: impl RandomSource + 'static) -> Self {
         self.random = Some(Arc::new(random));
         self
     }
 
-    /// The strategy.
-    ///
-    /// # Errors
-    ///
-    /// [`StandardConfigError`] naming the setting that cannot work.
-    pub fn build(self) -> Result<StandardRetryStrategy, StandardConfigError> {
+    /// The strategy. Cannot fail: every setting has a meaning.
+    pub fn build(self) -> StandardRetryStrategy {
         let behavior = self.behavior;
         let service = self
             .service
@@ -214,10 +192,8 @@ impl StandardRetryStrategyBuilder {
         let max_attempts = self
             .max_attempts
             .or(service.max_attempts)
-            .unwrap_or(behavior.max_attempts());
-        if max_attempts == 0 {
-            return Err(StandardConfigError::MaxAttemptsZero);
-        }
+            .unwrap_or(behavior.max_attempts())
+            .max(1);
         let backoff = self.backoff.unwrap_or_else(|| {
             match (service.non_throttling_base, behavior.backoff()) {
                 (Some(base), Backoff::FullJitter { cap, .. }) => Backoff::FullJitter { base, cap },
@@ -253,11 +229,11 @@ impl StandardRetryStrategyBuilder {
             long_polling: self.long_polling.unwrap_or(service.long_polling),
             classifier,
         };
-        Ok(StandardRetryStrategy {
+        StandardRetryStrategy {
             settings: Arc::new(settings),
             quota: self.quota.unwrap_or_default(),
             random: self.random.unwrap_or_else(|| Arc::new(ThreadRandom)),
-        })
+        }
     }
 }
 

@@ -1,33 +1,5 @@
-//! [`StandardRetryStrategy`]: the AWS SDKs' standard retry mode — a bounded
-//! number of attempts, jittered exponential backoff, and a shared retry quota
-//! that stops retries when a service keeps failing.
-//!
-//! Two generations of the mode exist ([`RetryBehavior`]); the
-//! [builder](StandardRetryStrategyBuilder) documents every default.
-//!
-//! # What happens to a failed attempt
-//!
-//! 1. The failure is [classified](crate::classify): retryable? throttling?
-//!    timeout? A failure that is not retryable ends the request
-//!    ([`NotRetryable`](TokenAcquisitionFailed::NotRetryable)).
-//! 2. When `max_attempts` attempts were made, the request ends
-//!    ([`AttemptsExhausted`](TokenAcquisitionFailed::AttemptsExhausted)).
-//! 3. A retry-after hint the [`RetryAfterPolicy`] refuses ends it
-//!    ([`RetryAfterTooLong`](TokenAcquisitionFailed::RetryAfterTooLong)).
-//! 4. The retry is paid for from the quota — the throttling cost for a
-//!    throttling error, else the timeout cost for a timeout, else the retry
-//!    cost. If the quota cannot pay, the request ends
-//!    ([`QuotaExhausted`](TokenAcquisitionFailed::QuotaExhausted)), after a
-//!    backoff sleep for long-polling operations.
-//! 5. Otherwise the next token carries the backoff delay (throttling or
-//!    regular backoff, then the retry-after policy) and the cost paid.
-//!
-//! The first attempt never needs quota. A success refunds the cost of the
-//! request's last retry, or [`success_refund`](StandardRetryStrategyBuilder::success_refund)
-//! (1) if it paid for none. So does a request that ends on a failure carrying
-//! a 2xx status (a response whose checksum failed): the refund tracks whether
-//! the service answered successfully, as botocore's after-call hook does.
-//! A request ending on any other failure refunds nothing.
+//! [`StandardRetryStrategy`]: the AWS standard retry mode. The builder, the
+//! two behaviours' defaults and the per-service special cases each have a file.
 
 mod aws_services;
 mod behavior;
@@ -35,19 +7,50 @@ mod builder;
 
 use core::time::Duration;
 use std::fmt;
+use std::hash::Hash;
 use std::sync::Arc;
 
 pub use aws_services::AwsServiceDefaults;
 pub use behavior::{MAX_BACKOFF, RetryBehavior};
-pub use builder::{StandardConfigError, StandardRetryStrategyBuilder};
+pub use builder::StandardRetryStrategyBuilder;
 
 use crate::classify::{AwsErrorClassifier, Verdict};
 use crate::{
-    Backoff, FailureInfo, RandomSource, RetryAfterPolicy, RetryQuota, RetryStrategy, RetryToken,
-    TokenAcquisitionFailed,
+    FailureInfo, Partitions, RetryQuota, RetryStrategy, RetryToken, TokenAcquisitionFailed,
+    TokenIssuer,
+    backoff::{Backoff, RandomSource, RetryAfterPolicy},
 };
 
-/// The AWS standard retry strategy (retry behaviour 2.0 or 2.1).
+/// The AWS SDKs' standard retry mode (behaviour 2.0 or 2.1): a bounded
+/// number of attempts, jittered exponential backoff, and a shared retry quota
+/// that stops retries when a service keeps failing.
+///
+/// Two generations of the mode exist ([`RetryBehavior`]); the
+/// [builder](StandardRetryStrategyBuilder) documents every default.
+///
+/// # What happens to a failed attempt
+///
+/// 1. The failure is [classified](crate::classify): retryable? throttling?
+///    timeout? A failure that is not retryable ends the request
+///    ([`NotRetryable`](TokenAcquisitionFailed::NotRetryable)).
+/// 2. When `max_attempts` attempts were made, the request ends
+///    ([`AttemptsExhausted`](TokenAcquisitionFailed::AttemptsExhausted)).
+/// 3. A retry-after hint the [`RetryAfterPolicy`] refuses ends it
+///    ([`RetryAfterTooLong`](TokenAcquisitionFailed::RetryAfterTooLong)).
+/// 4. The retry is paid for from the quota — the throttling cost for a
+///    throttling error, else the timeout cost for a timeout, else the retry
+///    cost. If the quota cannot pay, the request ends
+///    ([`QuotaExhausted`](TokenAcquisitionFailed::QuotaExhausted)), after a
+///    backoff sleep for long-polling operations.
+/// 5. Otherwise the next token carries the backoff delay (throttling or
+///    regular backoff, then the retry-after policy) and the cost paid.
+///
+/// The first attempt never needs quota. A success refunds the cost of the
+/// request's last retry, or [`success_refund`](StandardRetryStrategyBuilder::success_refund)
+/// (1) if it paid for none. So does a request that ends on a failure carrying
+/// a 2xx status (a response whose checksum failed): the refund tracks whether
+/// the service answered successfully, as botocore's after-call hook does.
+/// A request ending on any other failure refunds nothing.
 ///
 /// Cloning is cheap (three `Arc`s) and clones share the quota, the settings
 /// and the random source. [`with_quota`](Self::with_quota) gives a clone that
@@ -64,7 +67,7 @@ use crate::{
 /// let strategy = StandardRetryStrategy::builder()
 ///     .quota(Arc::new(RetryQuota::new(500)))
 ///     .random(|| 0.5) // inject the jitter draw
-///     .build()?;
+///     .build();
 ///
 /// let token = strategy.acquire_initial_token()?;
 /// let unavailable = HttpErrorResponse::new(503);
@@ -119,9 +122,7 @@ impl StandardRetryStrategy {
     /// ```
     #[must_use]
     pub fn new() -> Self {
-        Self::builder()
-            .build()
-            .expect("the default settings are valid (3 attempts)")
+        Self::builder().build()
     }
 
     /// A builder; see its [defaults](StandardRetryStrategyBuilder#default).
@@ -130,7 +131,10 @@ impl StandardRetryStrategy {
     }
 
     /// The same strategy drawing from `quota`: how to give each partition
-    /// (endpoint, region + table, ...) its own quota.
+    /// (endpoint, region + table, ...) its own quota. Tokens account to the
+    /// quota they were paid from: strategies sharing a quota accept each
+    /// other's tokens, and refuse every other strategy's
+    /// ([`TokenAcquisitionFailed::ForeignToken`]).
     ///
     /// # Examples
     ///
@@ -138,11 +142,10 @@ impl StandardRetryStrategy {
     /// use rebound_runtime::{Partitions, StandardRetryStrategy};
     ///
     /// let quotas = Partitions::retry_quotas(500);
-    /// let strategy = StandardRetryStrategy::builder().build()?;
+    /// let strategy = StandardRetryStrategy::new();
     /// let east = strategy.with_quota(quotas.get("us-east-1"));
     /// let west = strategy.with_quota(quotas.get("us-west-2"));
     /// assert!(!std::sync::Arc::ptr_eq(east.quota(), west.quota()));
-    /// # Ok::<(), rebound_runtime::StandardConfigError>(())
     /// ```
     #[must_use]
     pub fn with_quota(&self, quota: Arc<RetryQuota>) -> Self {
@@ -150,6 +153,34 @@ impl StandardRetryStrategy {
             quota,
             ..self.clone()
         }
+    }
+
+    /// One strategy per key (endpoint, region + table, ...), created on first
+    /// use: these settings with a full quota of their own (of this one's
+    /// capacity). [`with_quota`](Self::with_quota) with
+    /// [`Partitions::retry_quotas`] does the same when the quota alone is to
+    /// be looked up. Look the key up once per request, not per attempt: it
+    /// takes a lock.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::{RetryStrategy, StandardRetryStrategy};
+    ///
+    /// let endpoints = StandardRetryStrategy::new().partitions::<String>();
+    /// let east = endpoints.get("us-east-1");
+    /// let token = east.acquire_initial_token()?;
+    /// let _retry = east.refresh_retry_token(token, &HttpErrorResponse::new(503))?;
+    /// assert_eq!(east.quota().available(), 495);
+    /// assert_eq!(endpoints.get("us-west-2").quota().available(), 500);
+    /// # Ok::<(), rebound_runtime::TokenAcquisitionFailed>(())
+    /// ```
+    pub fn partitions<K: Eq + Hash>(&self) -> Partitions<K, Self> {
+        let base = self.clone();
+        Partitions::new(move |_: &K| {
+            base.with_quota(Arc::new(RetryQuota::new(base.quota.capacity())))
+        })
     }
 
     /// The behaviour whose defaults were used.
@@ -214,6 +245,13 @@ impl StandardRetryStrategy {
 
     /// Gives back what a finished request holds: its last retry's cost, or
     /// the success refund if it paid for no retry.
+    /// The issuer of this strategy's tokens, its quota's: strategies that
+    /// share a quota accept each other's tokens (a refund goes to the quota
+    /// the retry was paid from), and no other strategy does.
+    pub(crate) fn issuer(&self) -> &TokenIssuer {
+        self.quota.issuer()
+    }
+
     fn refund(&self, quota_cost: Option<u32>) {
         self.quota
             .release(quota_cost.unwrap_or(self.settings.success_refund));
@@ -239,7 +277,7 @@ impl StandardRetryStrategy {
 impl RetryStrategy for StandardRetryStrategy {
     /// Always succeeds: the first attempt needs no quota.
     fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-        Ok(RetryToken::initial())
+        Ok(self.issuer().initial_token())
     }
 
     fn refresh_retry_token(
@@ -251,8 +289,12 @@ impl RetryStrategy for StandardRetryStrategy {
         self.refresh_classified(token, failure, verdict)
     }
 
+    /// Refunds the request's last retry cost to the quota; a token another
+    /// strategy issued refunds nothing.
     fn record_success(&self, token: RetryToken) {
-        self.refund(token.quota_cost());
+        if self.issuer().issued(&token) {
+            self.refund(token.quota_cost());
+        }
     }
 }
 
@@ -266,6 +308,7 @@ impl StandardRetryStrategy {
         failure: &dyn FailureInfo,
         verdict: Verdict,
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        self.issuer().check(&token)?;
         let settings = &*self.settings;
         let attempts = token.attempt();
         let paid = token.quota_cost();

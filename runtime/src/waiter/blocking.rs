@@ -1,7 +1,7 @@
 //! The blocking waiter: [`Waiter::wait`].
 
 use super::{PollStatus, Step, WaitError, Waiter};
-use crate::executor::{Clock, Sleeper};
+use crate::time::{Clock, Sleeper};
 
 impl<Sl: Sleeper, C: Clock> Waiter<Sl, C> {
     /// Polls with `poll` until it returns [`Ready`](PollStatus::Ready) or

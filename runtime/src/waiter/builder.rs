@@ -7,8 +7,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Waiter;
-use crate::executor::{SystemClock, ThreadSleeper};
-use crate::{RandomSource, ThreadRandom};
+use crate::backoff::{RandomSource, ThreadRandom};
+use crate::time::{SystemClock, ThreadSleeper};
 
 /// Settings a [`Waiter`] cannot run with: what
 /// [`WaiterBuilder::build`] returns instead of panicking.
@@ -69,7 +69,7 @@ pub enum WaiterConfigError {
 /// | total-time budget | 300 s | [`budget`](Self::budget) |
 /// | jitter | on | [`jitter`](Self::jitter) |
 /// | random source of the jitter | [`ThreadRandom`] | [`random`](Self::random) |
-/// | sleeper | [`ThreadSleeper`] (blocking; [`wait_async`](Waiter::wait_async) needs an [`AsyncSleeper`](crate::AsyncSleeper)) | [`sleeper`](Self::sleeper) |
+/// | sleeper | [`ThreadSleeper`] (blocking; [`wait_async`](Waiter::wait_async) needs an [`AsyncSleeper`](crate::time::AsyncSleeper)) | [`sleeper`](Self::sleeper) |
 /// | clock | [`SystemClock`] | [`clock`](Self::clock) |
 ///
 /// The 300 s budget is a safety net, not a recommendation: set the budget
@@ -79,7 +79,7 @@ pub enum WaiterConfigError {
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::SeededRandom;
+/// use rebound_runtime::backoff::SeededRandom;
 /// use rebound_runtime::waiter::Waiter;
 ///
 /// let waiter = Waiter::builder()
@@ -245,7 +245,7 @@ impl<Sl, C> WaiterBuilder<Sl, C> {
         self
     }
 
-    /// Where the jitter comes from: [`SeededRandom`](crate::SeededRandom) for
+    /// Where the jitter comes from: [`SeededRandom`](crate::backoff::SeededRandom) for
     /// reproducible runs, a closure to inject exact draws. Default:
     /// [`ThreadRandom`].
     ///
@@ -269,10 +269,10 @@ impl<Sl, C> WaiterBuilder<Sl, C> {
     }
 
     /// Sleeps between polls with `sleeper`: a
-    /// [`Sleeper`](crate::Sleeper) for [`wait`](Waiter::wait), an
-    /// [`AsyncSleeper`](crate::AsyncSleeper) for
+    /// [`Sleeper`](crate::time::Sleeper) for [`wait`](Waiter::wait), an
+    /// [`AsyncSleeper`](crate::time::AsyncSleeper) for
     /// [`wait_async`](Waiter::wait_async). Closures are both; a
-    /// [`ManualClock`](crate::ManualClock) is both and advances itself.
+    /// [`ManualClock`](crate::time::ManualClock) is both and advances itself.
     ///
     /// # Examples
     ///
@@ -305,7 +305,7 @@ impl<Sl, C> WaiterBuilder<Sl, C> {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::ManualClock;
+    /// use rebound_runtime::time::ManualClock;
     /// use rebound_runtime::waiter::Waiter;
     ///
     /// let clock = ManualClock::new();

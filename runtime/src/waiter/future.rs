@@ -9,7 +9,7 @@
 use core::future::Future;
 
 use super::{PollStatus, Step, WaitError, Waiter};
-use crate::executor::{AsyncSleeper, Clock};
+use crate::time::{AsyncSleeper, Clock};
 
 impl<Sl: AsyncSleeper, C: Clock> Waiter<Sl, C> {
     /// Awaits the future `poll` returns until one is
@@ -19,7 +19,7 @@ impl<Sl: AsyncSleeper, C: Clock> Waiter<Sl, C> {
     /// `poll` gets the 1-based poll number. The first poll is made at once;
     /// see the [module](super#delays) for the delays after pending polls.
     ///
-    /// The default [`ThreadSleeper`](crate::ThreadSleeper) blocks, so it is
+    /// The default [`ThreadSleeper`](crate::time::ThreadSleeper) blocks, so it is
     /// not an `AsyncSleeper`: set a [`sleeper`](super::WaiterBuilder::sleeper)
     /// first (a closure around your runtime's timer, or `TokioSleeper` with
     /// the `tokio` feature).

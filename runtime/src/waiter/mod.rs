@@ -35,7 +35,7 @@
 //! ```
 //!
 //! where `r` is one draw from `[0, 1)` of the waiter's
-//! [`RandomSource`](crate::RandomSource) and `elapsed` is the time since the
+//! [`RandomSource`](crate::backoff::RandomSource) and `elapsed` is the time since the
 //! first poll started, read from the waiter's [`Clock`].
 //!
 //! * Without jitter, this is the AWS polling example: `2^retries * 100 ms`
@@ -65,16 +65,16 @@
 //! | [`WaitError`], [`GiveUpReason`] | gave up after N polls / T time, or failed with the error |
 //!
 //! Sleeping and the time are injectable as in the [`executor`](crate::executor)
-//! module, with the same [`Sleeper`](crate::Sleeper),
-//! [`AsyncSleeper`](crate::AsyncSleeper) and [`Clock`]: a
-//! [`ManualClock`](crate::ManualClock) as clock and sleeper runs a waiter in
+//! module, with the same [`Sleeper`](crate::time::Sleeper),
+//! [`AsyncSleeper`](crate::time::AsyncSleeper) and [`Clock`]: a
+//! [`ManualClock`](crate::time::ManualClock) as clock and sleeper runs a waiter in
 //! virtual time.
 //!
 //! # Examples
 //!
 //! ```
 //! use std::time::Duration;
-//! use rebound_runtime::ManualClock;
+//! use rebound_runtime::time::ManualClock;
 //! use rebound_runtime::waiter::{PollStatus, Waiter};
 //!
 //! let clock = ManualClock::new();
@@ -104,7 +104,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use rebound_runtime::ManualClock;
+//! use rebound_runtime::time::ManualClock;
 //! use rebound_runtime::waiter::{GiveUpReason, PollStatus, WaitError, Waiter};
 //!
 //! let clock = ManualClock::new();
@@ -142,9 +142,9 @@ pub use builder::{WaiterBuilder, WaiterConfigError};
 pub use outcome::{GiveUpReason, WaitError};
 pub use poll::PollStatus;
 
-use crate::Backoff;
+use crate::backoff::Backoff;
 use crate::backoff::{draw, secs_to_duration};
-use crate::executor::Clock;
+use crate::time::Clock;
 
 /// Polls an asynchronous operation until it is ready: the waiter. Build it
 /// once with [`Waiter::builder`] and [`wait`](Self::wait) or
@@ -155,8 +155,8 @@ use crate::executor::Clock;
 ///
 /// Polls with delays from 2 s up to 120 s, jittered, for at most 300 s,
 /// without a limit on the number of polls, sleeping with
-/// [`ThreadSleeper`](crate::ThreadSleeper) and reading
-/// [`SystemClock`](crate::SystemClock); every setting is on
+/// [`ThreadSleeper`](crate::time::ThreadSleeper) and reading
+/// [`SystemClock`](crate::time::SystemClock); every setting is on
 /// [`WaiterBuilder`] (see [its defaults](WaiterBuilder#default)).
 ///
 /// # Examples
@@ -171,7 +171,7 @@ use crate::executor::Clock;
 /// ```
 #[derive(Clone)]
 #[must_use = "a waiter does nothing until it waits"]
-pub struct Waiter<Sl = crate::ThreadSleeper, C = crate::SystemClock> {
+pub struct Waiter<Sl = crate::time::ThreadSleeper, C = crate::time::SystemClock> {
     settings: WaiterBuilder<Sl, C>,
 }
 

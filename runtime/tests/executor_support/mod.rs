@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use rebound_runtime::executor::ManualClock;
+use rebound_runtime::time::ManualClock;
 use rebound_runtime::{
     ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, RetryStrategy, RetryToken,
-    StandardRetryStrategy, TokenAcquisitionFailed,
+    StandardRetryStrategy, TokenAcquisitionFailed, TokenIssuer,
 };
 
 pub const fn ms(millis: u64) -> Duration {
@@ -67,10 +67,7 @@ impl ErrorInfo for Failure {
 /// The standard strategy (behaviour 2.0) with the jitter draw fixed at 0.5:
 /// retry delays are 500 ms, 1 s, 2 s, ...
 pub fn standard() -> StandardRetryStrategy {
-    StandardRetryStrategy::builder()
-        .random(|| 0.5)
-        .build()
-        .unwrap()
+    StandardRetryStrategy::builder().random(|| 0.5).build()
 }
 
 /// A virtual clock and a record of every sleep; sleeping advances the clock.
@@ -108,6 +105,7 @@ impl Sleeps {
 pub struct NoInitialToken {
     pub refreshes: AtomicU32,
     pub successes: AtomicU32,
+    issuer: TokenIssuer,
 }
 
 impl NoInitialToken {
@@ -129,7 +127,7 @@ impl RetryStrategy for NoInitialToken {
         _failure: &dyn FailureInfo,
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
         self.refreshes.fetch_add(1, Ordering::Relaxed);
-        Ok(token.next(Duration::ZERO, None))
+        self.issuer.next_token(token, Duration::ZERO, None)
     }
     fn record_success(&self, _token: RetryToken) {
         self.successes.fetch_add(1, Ordering::Relaxed);
@@ -138,11 +136,17 @@ impl RetryStrategy for NoInitialToken {
 
 /// A strategy whose initial token carries a delay, then never retries.
 #[derive(Debug)]
-pub struct DelayedStart(pub Duration);
+pub struct DelayedStart(pub Duration, TokenIssuer);
+
+impl DelayedStart {
+    pub fn new(delay: Duration) -> Self {
+        Self(delay, TokenIssuer::new())
+    }
+}
 
 impl RetryStrategy for DelayedStart {
     fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-        Ok(RetryToken::initial().next(self.0, None))
+        self.1.next_token(self.1.initial_token(), self.0, None)
     }
     fn refresh_retry_token(
         &self,

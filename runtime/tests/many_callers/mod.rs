@@ -10,8 +10,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rebound_runtime::classify::HttpErrorResponse;
-use rebound_runtime::executor::{RetryError, TokioClock, TokioSleeper};
 use rebound_runtime::{AdaptiveRetryStrategy, Retry};
+use rebound_runtime::{
+    RetryError,
+    time::{TokioClock, TokioSleeper},
+};
 use tokio::time::Instant;
 
 /// The strategy under test, on tokio's (paused) clock.

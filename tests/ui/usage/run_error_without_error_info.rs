@@ -11,6 +11,6 @@ impl RetryInfo for MyError {
 }
 
 fn main() {
-    let strategy = StandardRetryStrategy::builder().build().unwrap();
+    let strategy = StandardRetryStrategy::new();
     let _ = Retry::new(&strategy).run(|_attempt| Err::<(), _>(MyError));
 }

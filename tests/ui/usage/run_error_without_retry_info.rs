@@ -5,6 +5,6 @@ use rebound::{Retry, StandardRetryStrategy};
 struct MyError;
 
 fn main() {
-    let strategy = StandardRetryStrategy::builder().build().unwrap();
+    let strategy = StandardRetryStrategy::new();
     let _ = Retry::new(&strategy).run(|_attempt| Err::<(), _>(MyError));
 }

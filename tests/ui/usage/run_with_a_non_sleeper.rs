@@ -4,7 +4,7 @@ use std::time::Duration;
 use rebound::{Retry, StandardRetryStrategy};
 
 fn main() {
-    let strategy = StandardRetryStrategy::builder().build().unwrap();
+    let strategy = StandardRetryStrategy::new();
     let retry = Retry::new(&strategy).sleeper(Duration::from_secs(1));
     let _ = retry.run(|_attempt| Ok::<(), std::io::Error>(()));
 }

@@ -2,7 +2,7 @@
 use rebound::{Retry, StandardRetryStrategy};
 
 async fn call() {
-    let strategy = StandardRetryStrategy::builder().build().unwrap();
+    let strategy = StandardRetryStrategy::new();
     let retry = Retry::new(&strategy);
     let _ = retry
         .run_async(|_attempt| async { Ok::<(), std::io::Error>(()) })

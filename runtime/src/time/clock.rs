@@ -1,5 +1,5 @@
 //! Where an executor reads the time for its total-time
-//! [budget](super::Retry::budget): [`Clock`], with the real
+//! [budget](crate::Retry::budget) and the rate limiter: [`Clock`], with the real
 //! [`SystemClock`] and the virtual [`ManualClock`] for tests.
 
 use core::time::Duration;
@@ -17,7 +17,7 @@ use std::time::Instant;
 ///
 /// ```
 /// use std::time::{Duration, Instant};
-/// use rebound_runtime::executor::Clock;
+/// use rebound_runtime::time::Clock;
 ///
 /// /// A clock frozen at one instant.
 /// struct Frozen(Instant);
@@ -55,7 +55,7 @@ impl<C: Clock + ?Sized> Clock for Arc<C> {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::executor::{Clock, SystemClock};
+/// use rebound_runtime::time::{Clock, SystemClock};
 ///
 /// let earlier = SystemClock.now();
 /// assert!(SystemClock.now() >= earlier);
@@ -82,7 +82,7 @@ impl Clock for SystemClock {
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::executor::{Clock, ManualClock, Sleeper};
+/// use rebound_runtime::time::{Clock, ManualClock, Sleeper};
 ///
 /// let clock = ManualClock::new();
 /// let start = clock.now();
@@ -164,7 +164,7 @@ impl super::AsyncSleeper for ManualClock {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::executor::{Clock, TokioClock};
+/// use rebound_runtime::time::{Clock, TokioClock};
 ///
 /// let earlier = TokioClock.now();
 /// assert!(TokioClock.now() >= earlier);

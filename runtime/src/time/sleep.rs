@@ -7,7 +7,7 @@ use core::future::Future;
 use core::time::Duration;
 
 /// Blocks the current thread for a while: what the blocking executor
-/// ([`Retry::run`](super::Retry::run)) does between attempts.
+/// ([`Retry::run`](crate::Retry::run)) does between attempts.
 ///
 /// Implemented by [`ThreadSleeper`] (the default) and by every
 /// `Fn(Duration)` closure.
@@ -19,7 +19,7 @@ use core::time::Duration;
 /// ```
 /// use std::cell::RefCell;
 /// use std::time::Duration;
-/// use rebound_runtime::executor::Sleeper;
+/// use rebound_runtime::time::Sleeper;
 ///
 /// let slept = RefCell::new(Vec::new());
 /// let fake = |delay: Duration| slept.borrow_mut().push(delay);
@@ -49,7 +49,7 @@ impl<F: Fn(Duration)> Sleeper for F {
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::executor::{Sleeper, ThreadSleeper};
+/// use rebound_runtime::time::{Sleeper, ThreadSleeper};
 ///
 /// // Blocks the calling thread for the delay (zero here: returns at once).
 /// ThreadSleeper.sleep(Duration::ZERO);
@@ -65,7 +65,7 @@ impl Sleeper for ThreadSleeper {
 }
 
 /// Makes a future that completes after a while: what the async executor
-/// ([`Retry::run_async`](super::Retry::run_async)) awaits between attempts.
+/// ([`Retry::run_async`](crate::Retry::run_async)) awaits between attempts.
 ///
 /// rebound depends on no async runtime. Every `Fn(Duration) -> impl Future`
 /// closure is a sleeper, so any runtime's timer plugs in as
@@ -79,7 +79,7 @@ impl Sleeper for ThreadSleeper {
 /// ```
 /// use std::sync::Mutex;
 /// use std::time::Duration;
-/// use rebound_runtime::executor::AsyncSleeper;
+/// use rebound_runtime::time::AsyncSleeper;
 ///
 /// let slept = Mutex::new(Vec::new());
 /// let fake = |delay: Duration| {
@@ -118,7 +118,7 @@ impl<F: Fn(Duration) -> Fut, Fut: Future> AsyncSleeper for F {
 /// paused clock run in virtual time.
 ///
 /// Like every tokio timer, its futures must be made inside a tokio runtime;
-/// [`Retry::run_async`](super::Retry::run_async) makes them while its own
+/// [`Retry::run_async`](crate::Retry::run_async) makes them while its own
 /// future is polled, so awaiting that future in a tokio task suffices.
 ///
 /// [pause]: https://docs.rs/tokio/1/tokio/time/fn.pause.html
@@ -127,7 +127,7 @@ impl<F: Fn(Duration) -> Fut, Fut: Future> AsyncSleeper for F {
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::executor::{AsyncSleeper, TokioSleeper};
+/// use rebound_runtime::time::{AsyncSleeper, TokioSleeper};
 ///
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
 /// runtime.block_on(async { TokioSleeper.sleep(Duration::from_millis(1)).await });

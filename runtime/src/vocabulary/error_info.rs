@@ -1,7 +1,7 @@
 //! [`ErrorInfo`]: who is at fault, and what the wire said.
 
 use crate::ErrorFault;
-use crate::classify::TransportFailure;
+use crate::TransportFailure;
 
 /// Protocol-level facts about an error (Smithy's `ErrorInfo`, plus the HTTP
 /// status and the error code where they are known).
@@ -66,7 +66,7 @@ pub trait ErrorInfo {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::classify::TransportFailure;
+    /// use rebound_runtime::TransportFailure;
     /// use rebound_runtime::ErrorInfo;
     ///
     /// let failure = TransportFailure::ConnectionClosed;

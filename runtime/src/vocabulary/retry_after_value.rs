@@ -79,7 +79,7 @@ macro_rules! signed_seconds {
 impl RetryAfterValue for String {
     #[inline]
     fn to_retry_after(&self) -> Option<Duration> {
-        crate::classify::parse_retry_after(self, SystemTime::now())
+        super::retry_after_header::parse_retry_after(self, SystemTime::now())
     }
 }
 

@@ -1,0 +1,27 @@
+//! Time, injectable: where the executors, the waiter and adaptive mode's
+//! rate limiter read the time ([`Clock`]) and how the executors wait
+//! ([`Sleeper`], [`AsyncSleeper`]).
+//!
+//! This module sits below everything that needs time, so a strategy never
+//! depends on an executor to read a clock. Everything time-dependent in
+//! rebound takes these as parameters, so tests run in virtual time: a
+//! [`ManualClock`] is both a clock and a sleeper that advances it.
+//!
+//! | item | what it is |
+//! |---|---|
+//! | [`Clock`] | a monotonic clock |
+//! | [`SystemClock`] | the real one (the default) |
+//! | [`ManualClock`] | a virtual clock for tests, and a sleeper that advances it |
+//! | `TokioClock` | tokio's clock, which tokio's test utilities can pause (feature `tokio`) |
+//! | [`Sleeper`], [`ThreadSleeper`] | how the blocking executor waits (the default sleeps the thread); closures are sleepers |
+//! | [`AsyncSleeper`], `TokioSleeper` | how the async executor waits (feature `tokio` for tokio's timer); closures returning futures are sleepers |
+
+mod clock;
+mod sleep;
+
+#[cfg(feature = "tokio")]
+pub use clock::TokioClock;
+pub use clock::{Clock, ManualClock, SystemClock};
+#[cfg(feature = "tokio")]
+pub use sleep::TokioSleeper;
+pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
