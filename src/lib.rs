@@ -2,320 +2,360 @@
 //! behaviour for any Rust service client, and a derive that turns Smithy
 //! error traits into the answers a retry strategy needs.
 //!
-//! | feature | default | what it adds |
+//! Describe your errors once, with `#[derive(RetryInfo)]`; retry any
+//! operation with a [`Retry`] executor and a strategy:
+//!
+//! ```
+//! use rebound::{Retry, RetryInfo, StandardRetryStrategy};
+//!
+//! #[derive(Debug, thiserror::Error, RetryInfo)]
+//! enum GetItemError {
+//!     #[error("slow down")]
+//!     #[retryable(throttling = true)]
+//!     Throttled,
+//!     #[error("no such item")]
+//!     #[error_fault(client)]
+//!     NotFound,
+//! }
+//! # fn get_item(attempt: u32) -> Result<&'static str, GetItemError> {
+//! #     if attempt == 1 { Err(GetItemError::Throttled) } else { Ok("item") }
+//! # }
+//!
+//! let strategy = StandardRetryStrategy::new(); // the AWS standard mode; share it per client
+//! let retry = Retry::new(&strategy); // between attempts, sleeps the thread for the backoff
+//! # let retry = retry.sleeper(rebound::time::ManualClock::new()); // (this doctest: virtual time)
+//! let item = retry.run(|attempt| get_item(attempt))?; // `Throttled` is retried, `NotFound` is not
+//! assert_eq!(item, "item");
+//! # Ok::<(), rebound::RetryError<GetItemError>>(())
+//! ```
+//!
+//! The same in async code, sleeping on tokio's timer (feature `tokio`; any
+//! `Fn(Duration) -> impl Future` is a sleeper too, so no runtime is required):
+//!
+#![cfg_attr(feature = "tokio", doc = "```")]
+#![cfg_attr(not(feature = "tokio"), doc = "```ignore")]
+//! # use rebound::RetryInfo;
+//! # #[derive(Debug, thiserror::Error, RetryInfo)]
+//! # enum GetItemError { #[error("slow down")] #[retryable(throttling = true)] Throttled }
+//! # async fn get_item(attempt: u32) -> Result<&'static str, GetItemError> {
+//! #     if attempt == 1 { Err(GetItemError::Throttled) } else { Ok("item") }
+//! # }
+//! use rebound::{Retry, RetryError, StandardRetryStrategy, time::TokioSleeper};
+//!
+//! async fn get_item_with_retries(strategy: &StandardRetryStrategy) -> Result<&'static str, RetryError<GetItemError>> {
+//!     Retry::new(strategy).sleeper(TokioSleeper).run_async(get_item).await
+//! }
+//! # let runtime = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
+//! # assert_eq!(runtime.block_on(get_item_with_retries(&StandardRetryStrategy::new())).unwrap(), "item");
+//! ```
+//!
+//! # Strategies
+//!
+//! | strategy | what it does | use it for |
 //! |---|---|---|
-//! | `derive` | yes | `#[derive(RetryInfo)]` (from `rebound-macros`) |
-//! | `tokio` | no | `TokioSleeper` and `TokioClock` for the async executor ([`Retry::run_async`]) and waiter ([`Waiter::wait_async`]) |
+//! | [`StandardRetryStrategy::new()`](StandardRetryStrategy::new) | the AWS standard mode: 3 attempts, jittered exponential backoff, a shared retry quota; behaviour 2.0 or 2.1 ([`RetryBehavior`]) | the default |
+//! | [`AdaptiveRetryStrategy::new()`](AdaptiveRetryStrategy::new) | standard mode plus a client-side rate limiter that slows every send down once the service throttles; one per throttling scope with [`partitions`](AdaptiveRetryStrategy::partitions) | clients that share a throttled resource |
+//! | [`LegacyRetryStrategy::new(preset)`](legacy::LegacyRetryStrategy::new) | the older SDKs' policies: botocore legacy, AWS SDK for Java 1.x, JavaScript 2.x | matching an old client's behaviour exactly |
+//! | [`NeverRetryStrategy`] | one attempt, never a retry | non-idempotent calls, tests |
+//! | [`Waiter`](waiter::Waiter) | polls until an operation is done, with growing jittered delays (not a retry strategy) | "wait until the stack is created" |
+//! | [`RetryConfig`](config::RetryConfig) | picks one of the modes from `AWS_RETRY_MODE`, `AWS_MAX_ATTEMPTS` and `~/.aws/config` | honouring the AWS shared settings |
+//!
+//! Every strategy implements [`RetryStrategy`], the Smithy client guide's
+//! interface, which your own strategies can implement too (see
+//! [`TokenIssuer`]). Everything time- or randomness-dependent is injectable:
+//! [`time`] (clocks and sleepers), [`backoff`] (formulas and random
+//! sources).
 //!
 //! # The vocabulary
 //!
-//! A retry strategy never looks at concrete error types. It asks two traits:
+//! A strategy never looks at concrete error types. It asks [`RetryInfo`]
+//! (may it be retried ([`RetrySafety`]), is it a throttle, a timeout, did the
+//! service ask for a wait?) and [`ErrorInfo`] (who is at fault
+//! ([`ErrorFault`]), which status and error code came back?).
+//! [`derive@RetryInfo`] implements both from Smithy-style attributes; its page
+//! is the attribute reference. Both traits are implemented for
+//! [`std::io::Error`] and for references, `Box`, `Arc` and `Rc` of
+//! implementors; [`Classified`] answers for errors that do not implement
+//! them ([`Retry::run_classified`]), and [`classify`] holds the AWS rules.
 //!
-//! - [`RetryInfo`]: is it safe to retry ([`RetrySafety`]), is it a throttle,
-//!   a timeout, did the service ask for a minimum wait?
-//! - [`ErrorInfo`]: who is at fault ([`ErrorFault`]), what HTTP status and
-//!   error code came back?
+//! # Features
 //!
-//! Both are implemented for [`std::io::Error`] and for references, `Box`,
-//! `Arc` and `Rc` of implementors.
-//!
-//! # Retrying
-//!
-//! | item | what it is |
-//! |---|---|
-//! | [`Retry`] | runs an operation with a strategy, blocking or async, with an optional time budget |
-//! | [`RetryStrategy`] | the Smithy client guide's interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] out |
-//! | [`StandardRetryStrategy`] | the AWS standard mode (behaviour 2.0 or 2.1), conformance-tested against botocore |
-//! | [`NeverRetryStrategy`] | one attempt, never a retry: non-idempotent calls, tests |
-//! | [`RetryQuota`], [`Partitions`] | the shared retry quota, one per endpoint or resource if you like |
-//! | [`classify`] | the AWS rules: throttling and transient error codes and statuses |
-//! | [`RetryConfig`] | `retry_mode` / `max_attempts` from code, environment and `~/.aws/config` |
-//!
-//! ```
-//! use std::time::Duration;
-//! use rebound::{Retry, StandardRetryStrategy};
-//!
-//! let strategy = StandardRetryStrategy::new(); // the AWS standard mode, its defaults
-//! let retry = Retry::new(&strategy).sleeper(|_delay| {}); // tests: do not actually sleep
-//! let reset = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
-//! let value = retry.run(|attempt| if attempt < 2 { Err(reset()) } else { Ok("done") })?;
-//! assert_eq!(value, "done");
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
-//!
-//! # `#[derive(RetryInfo)]`
-//!
-//! Implements both traits from attributes that mirror Smithy's error traits,
-//! on structs and enums (unit, tuple and struct variants; generics, lifetimes
-//! and where-clauses; empty enums). It composes with
-//! `#[derive(Debug, thiserror::Error)]`. Every method compiles to one `match`
-//! on the variant with constant arms, a read of a field, or a call into a
-//! wrapped error.
-//!
-//! | attribute (on the type or a variant) | Smithy trait | effect |
+//! | feature | default | what it adds |
 //! |---|---|---|
-//! | `#[retryable]` | `@retryable` | `retry_safety()` is `Yes` |
-//! | `#[retryable(throttling = true)]` | `@retryable(throttling: true)` | also `is_throttle()` |
-//! | `#[retryable(timeout = true)]` | (none) | also `is_timeout()` |
-//! | `#[retryable(false)]` | (none) | `retry_safety()` is `No`: never retried, whatever the fault or status; overrides an enum default |
-//! | `#[error_fault(client \| server \| other)]` | `@error` | `fault()`; not retryable: client is `No`, server `Maybe` |
-//! | `#[http_error(NNN)]` | `@httpError` | `http_status()`, 400..=599; sets the fault when none is declared |
-//! | `#[error_code("Code")]` | shape name | `error_code()`; defaults to the variant's (or struct's) name |
-//! | `#[retry_info(transparent)]` | | every method delegates to the one field |
-//! | `#[retry_info(crate = "path")]` (type only) | | path of the `rebound` crate in generated code |
-//!
-//! | attribute (on a field) | effect |
-//! |---|---|
-//! | `#[retry_after]` | `retry_after()` reads the field |
-//!
-//! The mapping is Smithy's, exactly:
-//!
-//! | declared | `retry_safety` | `is_throttle` | `fault` |
-//! |---|---|---|---|
-//! | `#[retryable(throttling = true)]` | `Yes` | `true` | as declared, else from the status |
-//! | `#[retryable]` | `Yes` | `false` | as declared, else from the status |
-//! | `#[error_fault(client)]`, not retryable | `No` | `false` | `Client` |
-//! | `#[error_fault(server)]`, not retryable | `Maybe` | `false` | `Server` |
-//! | nothing | `Maybe` | `false` | from `#[http_error]` (4xx `Client`, 5xx `Server`), else `Other` |
-//!
-//! `http_status()` is the declared status, else Smithy's `@httpError` default
-//! for a declared fault (400 for client, 500 for server), else `None`.
-//!
-//! Attributes on an enum are defaults that each variant may override
-//! (`error_code` excepted: each variant has its own).
-//!
-//! ## A modeled operation error
-//!
-//! ```
-//! use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
-//!
-//! #[derive(Debug, RetryInfo)]
-//! enum PutItemError {
-//!     #[error_fault(client)]
-//!     #[retryable(throttling = true)]
-//!     ProvisionedThroughputExceededException { message: String },
-//!     #[error_fault(server)]
-//!     InternalServerError { message: String },
-//!     #[error_fault(client)]
-//!     ConditionalCheckFailedException { message: String },
-//! }
-//!
-//! let throttled = PutItemError::ProvisionedThroughputExceededException { message: "slow down".into() };
-//! assert_eq!(throttled.retry_safety(), RetrySafety::Yes);
-//! assert!(throttled.is_throttle());
-//! assert_eq!(throttled.fault(), ErrorFault::Client);
-//! assert_eq!(throttled.http_status(), Some(400));
-//! assert_eq!(throttled.error_code(), Some("ProvisionedThroughputExceededException"));
-//!
-//! let internal = PutItemError::InternalServerError { message: "oops".into() };
-//! assert_eq!(internal.retry_safety(), RetrySafety::Maybe);
-//! assert_eq!(internal.http_status(), Some(500));
-//!
-//! let failed = PutItemError::ConditionalCheckFailedException { message: "no".into() };
-//! assert_eq!(failed.retry_safety(), RetrySafety::No);
-//! ```
-//!
-//! ## `#[retryable]`, `#[retryable(throttling = true)]`, `#[retryable(timeout = true)]`
-//!
-//! ```
-//! use rebound::{RetryInfo, RetrySafety};
-//!
-//! #[derive(Debug, RetryInfo)]
-//! #[retryable]
-//! struct ServiceUnavailable;
-//!
-//! #[derive(Debug, RetryInfo)]
-//! #[retryable(throttling = true)]
-//! struct SlowDown;
-//!
-//! #[derive(Debug, RetryInfo)]
-//! #[retryable(timeout = true)]
-//! struct RequestTimeout;
-//!
-//! assert_eq!(ServiceUnavailable.retry_safety(), RetrySafety::Yes);
-//! assert!(!ServiceUnavailable.is_throttle());
-//! assert!(SlowDown.is_throttle());
-//! assert!(RequestTimeout.is_timeout() && !RequestTimeout.is_throttle());
-//! ```
-//!
-//! ## `#[retryable(false)]`: overriding an enum default
-//!
-//! ```
-//! use rebound::{RetryInfo, RetrySafety};
-//!
-//! #[derive(Debug, RetryInfo)]
-//! #[retryable]
-//! #[error_fault(server)]
-//! enum StorageError {
-//!     Busy,
-//!     Degraded,
-//!     #[retryable(false)]
-//!     Corrupted,
-//! }
-//!
-//! assert_eq!(StorageError::Busy.retry_safety(), RetrySafety::Yes);
-//! // Explicitly not retryable: never retried, even as a server fault.
-//! assert_eq!(StorageError::Corrupted.retry_safety(), RetrySafety::No);
-//! ```
-//!
-//! ## `#[error_fault(...)]` and `#[http_error(NNN)]`
-//!
-//! ```
-//! use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
-//!
-//! #[derive(Debug, RetryInfo)]
-//! enum GetObjectError {
-//!     #[error_fault(client)]
-//!     #[http_error(404)]
-//!     NoSuchKey,
-//!     // No fault declared: 503 makes it a server fault.
-//!     #[http_error(503)]
-//!     Unavailable,
-//!     #[error_fault(other)]
-//!     Unknown,
-//! }
-//!
-//! assert_eq!(GetObjectError::NoSuchKey.fault(), ErrorFault::Client);
-//! assert_eq!(GetObjectError::NoSuchKey.http_status(), Some(404));
-//! assert_eq!(GetObjectError::NoSuchKey.retry_safety(), RetrySafety::No);
-//! assert_eq!(GetObjectError::Unavailable.fault(), ErrorFault::Server);
-//! assert_eq!(GetObjectError::Unknown.fault(), ErrorFault::Other);
-//! assert_eq!(GetObjectError::Unknown.http_status(), None);
-//! ```
-//!
-//! A declared fault must agree with the status: `#[error_fault(client)]` with
-//! `#[http_error(503)]` is a compile error.
-//!
-//! ## `#[error_code("...")]`
-//!
-//! ```
-//! use rebound::{ErrorInfo, RetryInfo};
-//!
-//! #[derive(Debug, RetryInfo)]
-//! enum QueueError {
-//!     #[error_code("AWS.SimpleQueueService.NonExistentQueue")]
-//!     QueueDoesNotExist,
-//!     OverLimit,
-//! }
-//!
-//! assert_eq!(QueueError::QueueDoesNotExist.error_code(), Some("AWS.SimpleQueueService.NonExistentQueue"));
-//! assert_eq!(QueueError::OverLimit.error_code(), Some("OverLimit"));
-//! ```
-//!
-//! ## `#[retry_after]`
-//!
-//! On one field of type `Duration`, a whole number of seconds as `u16`,
-//! `u32`, `u64`, `i16`, `i32` or `i64`, a `String`, a `SystemTime`, or an
-//! `Option` of any of these. The rule: a `Duration` is the hint itself; an
-//! integer is seconds, and a **negative integer means no hint** (models use
-//! `-1` for "absent"); a `String` is an HTTP `Retry-After` value,
-//! delta-seconds or an HTTP-date ([`classify::parse_retry_after`]), and one
-//! that does not parse is no hint (never a panic); a `SystemTime` asks to
-//! wait until then; `None` means no hint. Dates are measured from the system
-//! clock. The field is read through [`RetryAfterValue`], so aliases work, and
-//! so does a type of your own that implements it.
-//!
-//! ```
-//! use std::time::Duration;
-//! use rebound::RetryInfo;
-//!
-//! #[derive(Debug, RetryInfo)]
-//! #[retryable(throttling = true)]
-//! enum Throttled {
-//!     Hinted { #[retry_after] wait: Option<Duration> },
-//!     Seconds(#[retry_after] i32),
-//!     Header(#[retry_after] Option<String>),
-//!     Silent,
-//! }
-//!
-//! let hinted = Throttled::Hinted { wait: Some(Duration::from_millis(1500)) };
-//! assert_eq!(hinted.retry_after(), Some(Duration::from_millis(1500)));
-//! assert_eq!(Throttled::Seconds(3).retry_after(), Some(Duration::from_secs(3)));
-//! assert_eq!(Throttled::Seconds(-1).retry_after(), None);
-//! assert_eq!(Throttled::Header(Some("2".into())).retry_after(), Some(Duration::from_secs(2)));
-//! assert_eq!(Throttled::Header(Some("soon".into())).retry_after(), None); // unparsable: no hint
-//! assert_eq!(Throttled::Silent.retry_after(), None);
-//! ```
-//!
-//! ## `#[retry_info(transparent)]`
-//!
-//! On a one-field variant, or on the enum to make every variant transparent:
-//! every method delegates to the field. This is how an operation error wraps
-//! per-error structs that derive the traits themselves, and how `#[from]`
-//! sources such as `std::io::Error` keep their own classification.
-//!
-//! ```
-//! use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
-//!
-//! #[derive(Debug, RetryInfo)]
-//! #[error_fault(client)]
-//! #[http_error(429)]
-//! #[retryable(throttling = true)]
-//! struct TooManyRequestsException {
-//!     message: String,
-//! }
-//!
-//! #[derive(Debug, thiserror::Error, RetryInfo)]
-//! enum InvokeError {
-//!     #[error("too many requests: {}", .0.message)]
-//!     #[retry_info(transparent)]
-//!     TooManyRequests(TooManyRequestsException),
-//!     #[error("transport: {0}")]
-//!     #[retry_info(transparent)]
-//!     Io(#[from] std::io::Error),
-//! }
-//!
-//! let err = InvokeError::TooManyRequests(TooManyRequestsException { message: "wait".into() });
-//! assert!(err.is_throttle());
-//! assert_eq!(err.http_status(), Some(429));
-//! assert_eq!(err.error_code(), Some("TooManyRequestsException"));
-//!
-//! let err = InvokeError::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
-//! assert_eq!(err.retry_safety(), RetrySafety::Yes);
-//! assert_eq!(err.fault(), ErrorFault::Other);
-//! ```
-//!
-//! ## `#[retry_info(crate = "...")]`
-//!
-//! For code generators that re-export rebound under another path:
-//!
-//! ```
-//! mod sdk {
-//!     pub use rebound as retries;
-//! }
-//!
-//! #[derive(Debug, rebound::RetryInfo)]
-//! #[retry_info(crate = "sdk::retries")]
-//! #[retryable]
-//! struct Transient;
-//!
-//! use sdk::retries::RetryInfo as _;
-//! assert!(Transient.retry_safety().is_retryable());
-//! ```
-//!
-//! ## Mistakes are compile errors
-//!
-//! Unknown keys (with a suggestion), wrong value types, duplicates, a status
-//! outside 400..=599, a fault that contradicts the status, two
-//! `#[retry_after]` fields or one of an unsupported type, `transparent` on a
-//! variant without exactly one field, and unions are rejected, each at the
-//! token to fix, all in one compilation.
-//!
-//! ```compile_fail
-//! #[derive(rebound::RetryInfo)]
-//! enum Bad {
-//!     #[error_fault(client)]
-//!     #[http_error(503)] // error: a client fault takes a 4xx status
-//!     Oops,
-//! }
-//! ```
+//! | `derive` | yes | `#[derive(RetryInfo)]` (from `rebound-macros`) |
+//! | `tokio` | no | [`TokioSleeper`](time::TokioSleeper) and [`TokioClock`](time::TokioClock) for the async executor and waiter |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use rebound_runtime::*;
 
-/// Derives [`RetryInfo`](trait@RetryInfo) and [`ErrorInfo`](trait@ErrorInfo); see the [crate
-/// documentation](crate#derive-retryinfo) for the attributes.
+/// Derives [`RetryInfo`](trait@RetryInfo) and [`ErrorInfo`](trait@ErrorInfo).
+///
+///
+/// Implements both traits from attributes that mirror Smithy's error traits,
+/// on structs and enums (unit, tuple and struct variants; generics, lifetimes
+/// and where-clauses; empty enums). It composes with
+/// `#[derive(Debug, thiserror::Error)]`. Every method compiles to one `match`
+/// on the variant with constant arms, a read of a field, or a call into a
+/// wrapped error.
+///
+/// | attribute (on the type or a variant) | Smithy trait | effect |
+/// |---|---|---|
+/// | `#[retryable]` | `@retryable` | `retry_safety()` is `Yes` |
+/// | `#[retryable(throttling = true)]` | `@retryable(throttling: true)` | also `is_throttle()` |
+/// | `#[retryable(timeout = true)]` | (none) | also `is_timeout()` |
+/// | `#[retryable(false)]` | (none) | `retry_safety()` is `No`: never retried, whatever the fault or status; overrides an enum default |
+/// | `#[error_fault(client \| server \| other)]` | `@error` | `fault()`; not retryable: client is `No`, server `Maybe` |
+/// | `#[http_error(NNN)]` | `@httpError` | `http_status()`, 400..=599; sets the fault when none is declared |
+/// | `#[error_code("Code")]` | shape name | `error_code()`; defaults to the variant's (or struct's) name |
+/// | `#[retry_info(transparent)]` | | every method delegates to the one field |
+/// | `#[retry_info(crate = "path")]` (type only) | | path of the `rebound` crate in generated code |
+///
+/// | attribute (on a field) | effect |
+/// |---|---|
+/// | `#[retry_after]` | `retry_after()` reads the field |
+///
+/// The mapping is Smithy's, exactly:
+///
+/// | declared | `retry_safety` | `is_throttle` | `fault` |
+/// |---|---|---|---|
+/// | `#[retryable(throttling = true)]` | `Yes` | `true` | as declared, else from the status |
+/// | `#[retryable]` | `Yes` | `false` | as declared, else from the status |
+/// | `#[error_fault(client)]`, not retryable | `No` | `false` | `Client` |
+/// | `#[error_fault(server)]`, not retryable | `Maybe` | `false` | `Server` |
+/// | nothing | `Maybe` | `false` | from `#[http_error]` (4xx `Client`, 5xx `Server`), else `Other` |
+///
+/// `http_status()` is the declared status, else Smithy's `@httpError` default
+/// for a declared fault (400 for client, 500 for server), else `None`.
+///
+/// Attributes on an enum are defaults that each variant may override
+/// (`error_code` excepted: each variant has its own).
+///
+/// # A modeled operation error
+///
+/// ```
+/// use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+///
+/// #[derive(Debug, RetryInfo)]
+/// enum PutItemError {
+///     #[error_fault(client)]
+///     #[retryable(throttling = true)]
+///     ProvisionedThroughputExceededException { message: String },
+///     #[error_fault(server)]
+///     InternalServerError { message: String },
+///     #[error_fault(client)]
+///     ConditionalCheckFailedException { message: String },
+/// }
+///
+/// let throttled = PutItemError::ProvisionedThroughputExceededException { message: "slow down".into() };
+/// assert_eq!(throttled.retry_safety(), RetrySafety::Yes);
+/// assert!(throttled.is_throttle());
+/// assert_eq!(throttled.fault(), ErrorFault::Client);
+/// assert_eq!(throttled.http_status(), Some(400));
+/// assert_eq!(throttled.error_code(), Some("ProvisionedThroughputExceededException"));
+///
+/// let internal = PutItemError::InternalServerError { message: "oops".into() };
+/// assert_eq!(internal.retry_safety(), RetrySafety::Maybe);
+/// assert_eq!(internal.http_status(), Some(500));
+///
+/// let failed = PutItemError::ConditionalCheckFailedException { message: "no".into() };
+/// assert_eq!(failed.retry_safety(), RetrySafety::No);
+/// ```
+///
+/// # `#[retryable]`, `#[retryable(throttling = true)]`, `#[retryable(timeout = true)]`
+///
+/// ```
+/// use rebound::{RetryInfo, RetrySafety};
+///
+/// #[derive(Debug, RetryInfo)]
+/// #[retryable]
+/// struct ServiceUnavailable;
+///
+/// #[derive(Debug, RetryInfo)]
+/// #[retryable(throttling = true)]
+/// struct SlowDown;
+///
+/// #[derive(Debug, RetryInfo)]
+/// #[retryable(timeout = true)]
+/// struct RequestTimeout;
+///
+/// assert_eq!(ServiceUnavailable.retry_safety(), RetrySafety::Yes);
+/// assert!(!ServiceUnavailable.is_throttle());
+/// assert!(SlowDown.is_throttle());
+/// assert!(RequestTimeout.is_timeout() && !RequestTimeout.is_throttle());
+/// ```
+///
+/// # `#[retryable(false)]`: overriding an enum default
+///
+/// ```
+/// use rebound::{RetryInfo, RetrySafety};
+///
+/// #[derive(Debug, RetryInfo)]
+/// #[retryable]
+/// #[error_fault(server)]
+/// enum StorageError {
+///     Busy,
+///     Degraded,
+///     #[retryable(false)]
+///     Corrupted,
+/// }
+///
+/// assert_eq!(StorageError::Busy.retry_safety(), RetrySafety::Yes);
+/// // Explicitly not retryable: never retried, even as a server fault.
+/// assert_eq!(StorageError::Corrupted.retry_safety(), RetrySafety::No);
+/// ```
+///
+/// # `#[error_fault(...)]` and `#[http_error(NNN)]`
+///
+/// ```
+/// use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+///
+/// #[derive(Debug, RetryInfo)]
+/// enum GetObjectError {
+///     #[error_fault(client)]
+///     #[http_error(404)]
+///     NoSuchKey,
+///     // No fault declared: 503 makes it a server fault.
+///     #[http_error(503)]
+///     Unavailable,
+///     #[error_fault(other)]
+///     Unknown,
+/// }
+///
+/// assert_eq!(GetObjectError::NoSuchKey.fault(), ErrorFault::Client);
+/// assert_eq!(GetObjectError::NoSuchKey.http_status(), Some(404));
+/// assert_eq!(GetObjectError::NoSuchKey.retry_safety(), RetrySafety::No);
+/// assert_eq!(GetObjectError::Unavailable.fault(), ErrorFault::Server);
+/// assert_eq!(GetObjectError::Unknown.fault(), ErrorFault::Other);
+/// assert_eq!(GetObjectError::Unknown.http_status(), None);
+/// ```
+///
+/// A declared fault must agree with the status: `#[error_fault(client)]` with
+/// `#[http_error(503)]` is a compile error.
+///
+/// # `#[error_code("...")]`
+///
+/// ```
+/// use rebound::{ErrorInfo, RetryInfo};
+///
+/// #[derive(Debug, RetryInfo)]
+/// enum QueueError {
+///     #[error_code("AWS.SimpleQueueService.NonExistentQueue")]
+///     QueueDoesNotExist,
+///     OverLimit,
+/// }
+///
+/// assert_eq!(QueueError::QueueDoesNotExist.error_code(), Some("AWS.SimpleQueueService.NonExistentQueue"));
+/// assert_eq!(QueueError::OverLimit.error_code(), Some("OverLimit"));
+/// ```
+///
+/// # `#[retry_after]`
+///
+/// On one field of type `Duration`, a whole number of seconds as `u16`,
+/// `u32`, `u64`, `i16`, `i32` or `i64`, a `String`, a `SystemTime`, or an
+/// `Option` of any of these. The rule: a `Duration` is the hint itself; an
+/// integer is seconds, and a **negative integer means no hint** (models use
+/// `-1` for "absent"); a `String` is an HTTP `Retry-After` value,
+/// delta-seconds or an HTTP-date ([`classify::parse_retry_after`](crate::classify::parse_retry_after)), and one
+/// that does not parse is no hint (never a panic); a `SystemTime` asks to
+/// wait until then; `None` means no hint. Dates are measured from the system
+/// clock. The field is read through [`RetryAfterValue`](crate::RetryAfterValue), so aliases work, and
+/// so does a type of your own that implements it.
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound::RetryInfo;
+///
+/// #[derive(Debug, RetryInfo)]
+/// #[retryable(throttling = true)]
+/// enum Throttled {
+///     Hinted { #[retry_after] wait: Option<Duration> },
+///     Seconds(#[retry_after] i32),
+///     Header(#[retry_after] Option<String>),
+///     Silent,
+/// }
+///
+/// let hinted = Throttled::Hinted { wait: Some(Duration::from_millis(1500)) };
+/// assert_eq!(hinted.retry_after(), Some(Duration::from_millis(1500)));
+/// assert_eq!(Throttled::Seconds(3).retry_after(), Some(Duration::from_secs(3)));
+/// assert_eq!(Throttled::Seconds(-1).retry_after(), None);
+/// assert_eq!(Throttled::Header(Some("2".into())).retry_after(), Some(Duration::from_secs(2)));
+/// assert_eq!(Throttled::Header(Some("soon".into())).retry_after(), None); // unparsable: no hint
+/// assert_eq!(Throttled::Silent.retry_after(), None);
+/// ```
+///
+/// # `#[retry_info(transparent)]`
+///
+/// On a one-field variant, or on the enum to make every variant transparent:
+/// every method delegates to the field. This is how an operation error wraps
+/// per-error structs that derive the traits themselves, and how `#[from]`
+/// sources such as `std::io::Error` keep their own classification.
+///
+/// ```
+/// use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+///
+/// #[derive(Debug, RetryInfo)]
+/// #[error_fault(client)]
+/// #[http_error(429)]
+/// #[retryable(throttling = true)]
+/// struct TooManyRequestsException {
+///     message: String,
+/// }
+///
+/// #[derive(Debug, thiserror::Error, RetryInfo)]
+/// enum InvokeError {
+///     #[error("too many requests: {}", .0.message)]
+///     #[retry_info(transparent)]
+///     TooManyRequests(TooManyRequestsException),
+///     #[error("transport: {0}")]
+///     #[retry_info(transparent)]
+///     Io(#[from] std::io::Error),
+/// }
+///
+/// let err = InvokeError::TooManyRequests(TooManyRequestsException { message: "wait".into() });
+/// assert!(err.is_throttle());
+/// assert_eq!(err.http_status(), Some(429));
+/// assert_eq!(err.error_code(), Some("TooManyRequestsException"));
+///
+/// let err = InvokeError::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+/// assert_eq!(err.retry_safety(), RetrySafety::Yes);
+/// assert_eq!(err.fault(), ErrorFault::Other);
+/// ```
+///
+/// # `#[retry_info(crate = "...")]`
+///
+/// For code generators that re-export rebound under another path:
+///
+/// ```
+/// mod sdk {
+///     pub use rebound as retries;
+/// }
+///
+/// #[derive(Debug, rebound::RetryInfo)]
+/// #[retry_info(crate = "sdk::retries")]
+/// #[retryable]
+/// struct Transient;
+///
+/// use sdk::retries::RetryInfo as _;
+/// assert!(Transient.retry_safety().is_retryable());
+/// ```
+///
+/// # Mistakes are compile errors
+///
+/// Unknown keys (with a suggestion), wrong value types, duplicates, a status
+/// outside 400..=599, a fault that contradicts the status, two
+/// `#[retry_after]` fields or one of an unsupported type, `transparent` on a
+/// variant without exactly one field, and unions are rejected, each at the
+/// token to fix, all in one compilation.
+///
+/// ```compile_fail
+/// #[derive(rebound::RetryInfo)]
+/// enum Bad {
+///     #[error_fault(client)]
+///     #[http_error(503)] // error: a client fault takes a 4xx status
+///     Oops,
+/// }
+/// ```
 #[cfg(feature = "derive")]
 pub use rebound_macros::RetryInfo;
 

@@ -222,7 +222,7 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     /// use rebound_runtime::classify::HttpErrorResponse;
     /// use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy};
     ///
-    /// let tables = AdaptiveRetryStrategy::new().partitions::<&str>();
+    /// let tables = AdaptiveRetryStrategy::new().partitions::<String>();
     ///
     /// let orders = tables.get("orders");
     /// let token = orders.acquire_initial_token()?;

@@ -25,7 +25,7 @@ use super::{ResolvedRetryConfig, RetryMode};
 /// let strategy = RetryConfig::new()
 ///     .mode(RetryMode::Legacy)
 ///     .resolve_from(&nothing, &nothing)?
-///     .build()?;
+///     .build();
 /// assert!(matches!(strategy, ConfiguredRetryStrategy::Legacy(_)));
 /// let token = strategy.acquire_initial_token()?;
 /// assert_eq!(token.attempt(), 1);

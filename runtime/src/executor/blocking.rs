@@ -63,14 +63,14 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     ///
     /// ```
     /// use rebound_runtime::{Classified, StopReason};
-    /// use rebound_runtime::{Retry, StandardRetryStrategy, TokenAcquisitionFailed};
+    /// use rebound_runtime::{Retry, StandardRetryStrategy, TokenAcquisitionFailed, time::ManualClock};
     ///
     /// /// A foreign error type: an HTTP status.
     /// #[derive(Debug)]
     /// struct Status(u16);
     ///
     /// let strategy = StandardRetryStrategy::new();
-    /// let retry = Retry::new(&strategy).sleeper(|_| {}); // do not actually sleep
+    /// let retry = Retry::new(&strategy).sleeper(ManualClock::new()); // virtual time
     ///
     /// let err = retry
     ///     .run_classified(

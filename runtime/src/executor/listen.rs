@@ -109,7 +109,7 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
 /// ```
 /// use std::sync::atomic::{AtomicU32, Ordering};
 /// use rebound_runtime::{RetryEvent, RetryListener};
-/// use rebound_runtime::{Retry, StandardRetryStrategy};
+/// use rebound_runtime::{Retry, StandardRetryStrategy, time::ManualClock};
 ///
 /// #[derive(Debug, Default)]
 /// struct Throttles(AtomicU32);
@@ -124,7 +124,7 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
 ///
 /// let strategy = StandardRetryStrategy::new();
 /// let throttles = Throttles::default();
-/// let retry = Retry::new(&strategy).sleeper(|_| {}).listener(&throttles);
+/// let retry = Retry::new(&strategy).sleeper(ManualClock::new()).listener(&throttles); // virtual time
 /// let busy = rebound_runtime::classify::HttpErrorResponse::new(429).with_code("Throttling");
 /// let _ = retry.run(|attempt| if attempt < 3 { Err(busy) } else { Ok(()) });
 /// assert_eq!(throttles.0.load(Ordering::Relaxed), 2);

@@ -259,12 +259,12 @@ impl<S, Sl, C, R, G> Retry<S, Sl, C, Hooks<R, G>> {
     /// ```
     /// use std::cell::RefCell;
     /// use std::time::Duration;
-    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    /// use rebound_runtime::{Retry, StandardRetryStrategy, time::ManualClock};
     ///
     /// let strategy = StandardRetryStrategy::builder().random(|| 0.5).build();
     /// let log = RefCell::new(Vec::new());
     /// let retry = Retry::new(&strategy)
-    ///     .sleeper(|_| {})
+    ///     .sleeper(ManualClock::new()) // virtual time: sleeping advances this clock
     ///     .on_retry(|event| log.borrow_mut().push((event.attempt(), event.delay())))
     ///     .on_give_up(|event| log.borrow_mut().push((event.attempts(), Duration::MAX)));
     ///

@@ -54,7 +54,7 @@ impl LegacyRetryStrategyBuilder {
     /// ```
     /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategyBuilder};
     ///
-    /// let strategy = LegacyRetryStrategyBuilder::new(LegacyPreset::JavaV1).build()?;
+    /// let strategy = LegacyRetryStrategyBuilder::new(LegacyPreset::JavaV1).build();
     /// assert_eq!(strategy.max_attempts(), 4);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
