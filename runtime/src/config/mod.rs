@@ -95,7 +95,7 @@
 //! ```
 //! use std::collections::HashMap;
 //! use std::path::PathBuf;
-//! use rebound_runtime::{RetryConfig, RetryMode};
+//! use rebound_runtime::config::{RetryConfig, RetryMode};
 //! use rebound_runtime::config::ConfigSource;
 //!
 //! let env = [("HOME", "/home/me"), ("AWS_MAX_ATTEMPTS", "5")];
@@ -115,7 +115,7 @@
 //!         line: 2,
 //!     })
 //! );
-//! # Ok::<(), rebound_runtime::ConfigError>(())
+//! # Ok::<(), rebound_runtime::config::ConfigError>(())
 //! ```
 
 mod behavior;

@@ -23,7 +23,7 @@ use super::{ConfigSource, RetryBehavior, RetryMode};
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::{RetryConfig, RetryMode};
+/// use rebound_runtime::config::{RetryConfig, RetryMode};
 ///
 /// let none = std::collections::BTreeMap::new();
 /// let resolved = RetryConfig::new().resolve_from(&[("AWS_NEW_RETRIES_2026", "true")], &none)?;
@@ -32,7 +32,7 @@ use super::{ConfigSource, RetryBehavior, RetryMode};
 /// assert_eq!(resolved.effective_max_attempts(), Some(3));
 /// assert_eq!(resolved.sources.mode, None); // the default
 /// assert!(resolved.sources.behavior.is_some()); // the environment
-/// # Ok::<(), rebound_runtime::ConfigError>(())
+/// # Ok::<(), rebound_runtime::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -56,12 +56,12 @@ impl ResolvedRetryConfig {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::{RetryConfig, RetryMode};
+    /// use rebound_runtime::config::{RetryConfig, RetryMode};
     ///
     /// let nothing: [(&str, &str); 0] = [];
     /// let legacy = RetryConfig::new().mode(RetryMode::Legacy).resolve_from(&nothing, &nothing)?;
     /// assert_eq!(legacy.effective_max_attempts(), None);
-    /// # Ok::<(), rebound_runtime::ConfigError>(())
+    /// # Ok::<(), rebound_runtime::config::ConfigError>(())
     /// ```
     #[must_use]
     pub const fn effective_max_attempts(&self) -> Option<u32> {
@@ -77,14 +77,14 @@ impl ResolvedRetryConfig {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::RetryConfig;
+/// use rebound_runtime::config::RetryConfig;
 /// use rebound_runtime::config::ConfigSource;
 ///
 /// let none = std::collections::BTreeMap::new();
 /// let resolved = RetryConfig::new().resolve_from(&[("AWS_RETRY_MODE", "legacy")], &none)?;
 /// assert_eq!(resolved.sources.mode, Some(ConfigSource::Env { var: "AWS_RETRY_MODE" }));
 /// assert_eq!(resolved.sources.max_attempts, None);
-/// # Ok::<(), rebound_runtime::ConfigError>(())
+/// # Ok::<(), rebound_runtime::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]

@@ -31,7 +31,7 @@ use super::{
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::{RetryConfig, RetryMode};
+/// use rebound_runtime::config::{RetryConfig, RetryMode};
 ///
 /// let env = [("AWS_RETRY_MODE", "legacy"), ("AWS_MAX_ATTEMPTS", "4")];
 /// let no_files = std::collections::BTreeMap::new();
@@ -40,7 +40,7 @@ use super::{
 ///     .resolve_from(&env, &no_files)?;
 /// assert_eq!(resolved.mode, RetryMode::Adaptive);
 /// assert_eq!(resolved.max_attempts, Some(4));
-/// # Ok::<(), rebound_runtime::ConfigError>(())
+/// # Ok::<(), rebound_runtime::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[must_use]
@@ -58,7 +58,7 @@ impl RetryConfig {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::RetryConfig;
     ///
     /// assert_eq!(RetryConfig::new(), RetryConfig::default());
     /// ```
@@ -81,13 +81,13 @@ impl RetryConfig {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::{RetryConfig, RetryMode};
+    /// use rebound_runtime::config::{RetryConfig, RetryMode};
     ///
     /// let env = [("AWS_RETRY_MODE", "legacy")];
     /// let files = std::collections::BTreeMap::new();
     /// let resolved = RetryConfig::new().mode(RetryMode::Standard).resolve_from(&env, &files)?;
     /// assert_eq!(resolved.mode, RetryMode::Standard);
-    /// # Ok::<(), rebound_runtime::ConfigError>(())
+    /// # Ok::<(), rebound_runtime::config::ConfigError>(())
     /// ```
     pub const fn mode(mut self, mode: RetryMode) -> Self {
         self.mode = Some(mode);
@@ -106,12 +106,12 @@ impl RetryConfig {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::RetryConfig;
     ///
     /// let files = std::collections::BTreeMap::new();
     /// let resolved = RetryConfig::new().max_attempts(1).resolve_from(&[("AWS_MAX_ATTEMPTS", "9")], &files)?;
     /// assert_eq!(resolved.max_attempts, Some(1));
-    /// # Ok::<(), rebound_runtime::ConfigError>(())
+    /// # Ok::<(), rebound_runtime::config::ConfigError>(())
     /// ```
     pub const fn max_attempts(mut self, max_attempts: u32) -> Self {
         self.max_attempts = Some(max_attempts);
@@ -127,14 +127,14 @@ impl RetryConfig {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::RetryConfig;
-    /// use rebound_runtime::config::RetryBehavior;
+    /// use rebound_runtime::config::RetryConfig;
+    /// use rebound_runtime::RetryBehavior;
     ///
     /// let files = std::collections::BTreeMap::new();
     /// let env = [("AWS_NEW_RETRIES_2026", "true")];
     /// let resolved = RetryConfig::new().behavior(RetryBehavior::V2_0).resolve_from(&env, &files)?;
     /// assert_eq!(resolved.behavior, RetryBehavior::V2_0);
-    /// # Ok::<(), rebound_runtime::ConfigError>(())
+    /// # Ok::<(), rebound_runtime::config::ConfigError>(())
     /// ```
     pub const fn behavior(mut self, behavior: RetryBehavior) -> Self {
         self.behavior = Some(behavior);
@@ -151,7 +151,7 @@ impl RetryConfig {
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use rebound_runtime::{RetryConfig, RetryMode};
+    /// use rebound_runtime::config::{RetryConfig, RetryMode};
     ///
     /// let files = BTreeMap::from([(
     ///     "/cfg".into(),
@@ -160,7 +160,7 @@ impl RetryConfig {
     /// let env = [("AWS_CONFIG_FILE", "/cfg"), ("AWS_PROFILE", "web")];
     /// let resolved = RetryConfig::new().profile("batch").resolve_from(&env, &files)?;
     /// assert_eq!(resolved.mode, RetryMode::Adaptive);
-    /// # Ok::<(), rebound_runtime::ConfigError>(())
+    /// # Ok::<(), rebound_runtime::config::ConfigError>(())
     /// ```
     pub fn profile(mut self, name: impl Into<String>) -> Self {
         self.profile = Some(name.into());
@@ -178,12 +178,12 @@ impl RetryConfig {
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::RetryConfig;
     ///
     /// let files = BTreeMap::from([("/etc/aws".into(), "[default]\nmax_attempts = 6\n".to_owned())]);
     /// let resolved = RetryConfig::new().config_file("/etc/aws").resolve_from(&[("HOME", "/h")], &files)?;
     /// assert_eq!(resolved.max_attempts, Some(6));
-    /// # Ok::<(), rebound_runtime::ConfigError>(())
+    /// # Ok::<(), rebound_runtime::config::ConfigError>(())
     /// ```
     pub fn config_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.config_file = Some(path.into());
@@ -201,16 +201,16 @@ impl RetryConfig {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::{RetryConfig, RetryMode};
+    /// use rebound_runtime::config::{RetryConfig, RetryMode};
     ///
     /// // Set in code, so neither the environment nor ~/.aws/config decide.
     /// let resolved = RetryConfig::new()
     ///     .mode(RetryMode::Standard)
     ///     .max_attempts(3)
-    ///     .behavior(rebound_runtime::config::RetryBehavior::V2_0)
+    ///     .behavior(rebound_runtime::RetryBehavior::V2_0)
     ///     .resolve()?;
     /// assert_eq!(resolved.max_attempts, Some(3));
-    /// # Ok::<(), rebound_runtime::ConfigError>(())
+    /// # Ok::<(), rebound_runtime::config::ConfigError>(())
     /// ```
     pub fn resolve(&self) -> Result<ResolvedRetryConfig, ConfigError> {
         self.resolve_from(&ProcessEnv, &OsFiles)
@@ -228,7 +228,7 @@ impl RetryConfig {
     /// ```
     /// use std::collections::HashMap;
     /// use std::path::PathBuf;
-    /// use rebound_runtime::RetryConfig;
+    /// use rebound_runtime::config::RetryConfig;
     ///
     /// let files = HashMap::from([(
     ///     PathBuf::from("/h/.aws/config"),
