@@ -8,16 +8,10 @@
 use darling::FromMeta;
 use darling::ast::NestedMeta;
 use darling::error::Accumulator;
+use darling::util::SpannedValue;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, Lit, LitInt, LitStr, Meta};
-
-/// A parsed value and the span of the tokens it came from.
-#[derive(Debug, Clone)]
-pub(crate) struct Located<T> {
-    pub(crate) value: T,
-    pub(crate) span: Span,
-}
 
 /// `#[retryable]`, `#[retryable(throttling = true, timeout = true)]` or `#[retryable(false)]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,15 +67,19 @@ struct RetryInfoArgs {
 }
 
 /// Every helper attribute found on one item (the type, a variant or a field).
+///
+/// A value is kept with its span (darling's `SpannedValue`, which derefs to
+/// the value) so that the rules in `valid.rs` can point at the attribute to
+/// change.
 #[derive(Debug, Default)]
 pub(crate) struct Attrs {
-    pub(crate) retryable: Option<Located<Retryable>>,
-    pub(crate) fault: Option<Located<Fault>>,
-    pub(crate) http_error: Option<Located<u16>>,
+    pub(crate) retryable: Option<SpannedValue<Retryable>>,
+    pub(crate) fault: Option<SpannedValue<Fault>>,
+    pub(crate) http_error: Option<SpannedValue<u16>>,
     pub(crate) error_code: Option<LitStr>,
     pub(crate) retry_after: Option<Span>,
     pub(crate) transparent: Option<Span>,
-    pub(crate) krate: Option<Located<syn::Path>>,
+    pub(crate) krate: Option<SpannedValue<syn::Path>>,
 }
 
 impl Attrs {
@@ -96,20 +94,16 @@ impl Attrs {
             match name.as_str() {
                 "retryable" => {
                     if let Some(value) = errors.handle(parse_retryable(&attr.meta)) {
-                        set_once(&mut parsed.retryable, located(value, attr), attr, errors);
+                        set_once(&mut parsed.retryable, at_name(value, attr), attr, errors);
                     }
                 }
                 "error_fault" => {
                     if let Some(value) = errors.handle(parse_fault(&attr.meta)) {
-                        set_once(&mut parsed.fault, located(value, attr), attr, errors);
+                        set_once(&mut parsed.fault, at_name(value, attr), attr, errors);
                     }
                 }
                 "http_error" => {
-                    if let Some(lit) = errors.handle(parse_http_status(&attr.meta)) {
-                        let status = Located {
-                            value: lit.0,
-                            span: lit.1,
-                        };
+                    if let Some(status) = errors.handle(parse_http_status(&attr.meta)) {
                         set_once(&mut parsed.http_error, status, attr, errors);
                     }
                 }
@@ -134,9 +128,9 @@ impl Attrs {
     /// but `crate` and `transparent`).
     pub(crate) fn classification_spans(&self) -> impl Iterator<Item = (&'static str, Span)> {
         [
-            self.retryable.as_ref().map(|r| ("retryable", r.span)),
-            self.fault.as_ref().map(|f| ("error_fault", f.span)),
-            self.http_error.as_ref().map(|h| ("http_error", h.span)),
+            self.retryable.as_ref().map(|r| ("retryable", r.span())),
+            self.fault.as_ref().map(|f| ("error_fault", f.span())),
+            self.http_error.as_ref().map(|h| ("http_error", h.span())),
             self.error_code.as_ref().map(|c| ("error_code", c.span())),
         ]
         .into_iter()
@@ -146,24 +140,21 @@ impl Attrs {
 
 /// Attributes are located by their name: on stable Rust a span cannot cover
 /// a whole attribute, and the name is what a reader looks for.
-fn located<T>(value: T, attr: &Attribute) -> Located<T> {
-    Located {
-        value,
-        span: attr.path().span(),
-    }
+fn at_name<T>(value: T, attr: &Attribute) -> SpannedValue<T> {
+    SpannedValue::new(value, attr.path().span())
 }
 
-/// Stores `value` unless the slot is taken, in which case the second
-/// attribute is reported as a duplicate (at the second one: it is the one to delete).
 /// Where an attribute's stored value came from, to point at the first of
-/// two duplicates.
+/// two duplicates. A trait because the slots hold different things: a
+/// `SpannedValue`, a `LitStr` (its own span) or a bare `Span` (word-only
+/// attributes, which have no value).
 trait FirstSpan {
     fn first_span(&self) -> Span;
 }
 
-impl<T> FirstSpan for Located<T> {
+impl<T> FirstSpan for SpannedValue<T> {
     fn first_span(&self) -> Span {
-        self.span
+        self.span()
     }
 }
 
@@ -179,6 +170,8 @@ impl FirstSpan for Span {
     }
 }
 
+/// Stores `value` unless the slot is taken, in which case the duplicate is
+/// reported at both attributes (see `set_once_named`).
 fn set_once<T: FirstSpan>(
     slot: &mut Option<T>,
     value: T,
@@ -289,8 +282,11 @@ fn parse_single_literal<T: syn::parse::Parse>(meta: &Meta, usage: &str) -> darli
     }
 }
 
-/// `#[http_error(NNN)]`, checked against Smithy's `@httpError` range.
-fn parse_http_status(meta: &Meta) -> darling::Result<(u16, Span)> {
+/// `#[http_error(NNN)]`, checked against Smithy's `@httpError` range. The
+/// status keeps the span of its literal, unlike `retryable` and `error_fault`
+/// (kept at the attribute's name): a status that contradicts the fault is
+/// reported at the number to change.
+fn parse_http_status(meta: &Meta) -> darling::Result<SpannedValue<u16>> {
     let lit: LitInt = parse_single_literal(
         meta,
         "expected an HTTP error status, an integer literal from 400 to 599, \
@@ -309,7 +305,7 @@ fn parse_http_status(meta: &Meta) -> darling::Result<(u16, Span)> {
         .ok()
         .filter(|s| (400..=599).contains(s));
     match status {
-        Some(status) => Ok((status, lit.span())),
+        Some(status) => Ok(SpannedValue::new(status, lit.span())),
         None => Err(darling::Error::custom(format!(
             "`{lit}` is not an HTTP error status: `#[http_error]` takes 400..=599 \
              (Smithy's `@httpError` range)"
@@ -376,8 +372,10 @@ fn parse_retry_info(attr: &Attribute, parsed: &mut Attrs, errors: &mut Accumulat
         );
     }
     if let Some(path) = args.krate {
+        // At the path as written: `crate = "path"` gives its tokens the string
+        // literal's span, a bare `crate = path` keeps the path's own.
         let span = path.span();
-        let krate = Located { value: path, span };
+        let krate = SpannedValue::new(path, span);
         set_once_named(&mut parsed.krate, krate, "retry_info(crate)", span, errors);
     }
 }

@@ -13,7 +13,9 @@
 //! The HTTP status is the declared one, else Smithy's `@httpError` default
 //! for the declared fault (400 client, 500 server), else unknown.
 
-use crate::attr::{Attrs, Fault, Located, Retryable};
+use darling::util::SpannedValue;
+
+use crate::attr::{Attrs, Fault, Retryable};
 
 /// `RetrySafety`, as the macro sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +38,9 @@ pub(crate) struct Classification {
 /// The attributes in force for one variant: its own, else the enum's defaults.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Declared<'a> {
-    pub(crate) retryable: Option<&'a Located<Retryable>>,
-    pub(crate) fault: Option<&'a Located<Fault>>,
-    pub(crate) status: Option<&'a Located<u16>>,
+    pub(crate) retryable: Option<&'a SpannedValue<Retryable>>,
+    pub(crate) fault: Option<&'a SpannedValue<Fault>>,
+    pub(crate) status: Option<&'a SpannedValue<u16>>,
 }
 
 impl<'a> Declared<'a> {
@@ -63,9 +65,9 @@ impl<'a> Declared<'a> {
 
     /// Applies the mapping table.
     pub(crate) fn classify(&self) -> Classification {
-        let declared_fault = self.fault.map(|f| f.value);
-        let declared_status = self.status.map(|s| s.value);
-        let retryable = self.retryable.map(|r| r.value);
+        let declared_fault = self.fault.map(|f| **f);
+        let declared_status = self.status.map(|s| **s);
+        let retryable = self.retryable.map(|r| **r);
         let (throttle, timeout) = match retryable {
             Some(Retryable::Yes {
                 throttling,
@@ -105,11 +107,8 @@ mod tests {
 
     use super::*;
 
-    fn at<T>(value: T) -> Located<T> {
-        Located {
-            value,
-            span: Span::call_site(),
-        }
+    fn at<T>(value: T) -> SpannedValue<T> {
+        SpannedValue::new(value, Span::call_site())
     }
 
     fn classify(

@@ -41,7 +41,7 @@ pub(crate) fn crate_path(input: &Input<'_>) -> Path {
         .attrs
         .krate
         .as_ref()
-        .map_or_else(default_crate, |krate| krate.value.clone())
+        .map_or_else(default_crate, |krate| Path::clone(krate))
 }
 
 fn default_crate() -> Path {

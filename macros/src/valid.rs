@@ -5,10 +5,11 @@
 //! Every violation is reported, each at the token to change.
 
 use darling::error::Accumulator;
+use darling::util::SpannedValue;
 use proc_macro2::Span;
 
 use crate::ast::{Field, Input, Shape, Variant};
-use crate::attr::{Attrs, Fault, Located};
+use crate::attr::{Attrs, Fault};
 use crate::classify::Declared;
 
 /// Checks `input`, pushing every violation into `errors`.
@@ -60,7 +61,7 @@ fn check_type_attrs(input: &Input<'_>, errors: &mut Accumulator) {
 fn check_variant_placement(attrs: &Attrs, errors: &mut Accumulator) {
     if let Some(krate) = &attrs.krate {
         errors.push(error(
-            krate.span,
+            krate.span(),
             "`#[retry_info(crate = ...)]` goes on the type, not on a variant",
         ));
     }
@@ -87,7 +88,7 @@ fn check_fields(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulat
                 attrs
                     .krate
                     .as_ref()
-                    .map(|k| ("retry_info(crate = ...)", k.span)),
+                    .map(|k| ("retry_info(crate = ...)", k.span())),
             );
         for (name, span) in misplaced {
             errors.push(error(
@@ -180,25 +181,24 @@ fn check_fault_matches_status(input: &Input<'_>, variant: &Variant<'_>, errors: 
 }
 
 fn check_pair(
-    fault: Option<&Located<Fault>>,
-    status: Option<&Located<u16>>,
+    fault: Option<&SpannedValue<Fault>>,
+    status: Option<&SpannedValue<u16>>,
     errors: &mut Accumulator,
 ) {
     let (Some(fault), Some(status)) = (fault, status) else {
         return;
     };
-    let message = match (fault.value, status.value) {
+    let code: u16 = **status;
+    let message = match (**fault, code) {
         (Fault::Client, 500..=599) => format!(
-            "`#[http_error({})]` is a server error status, but the error is declared \
-             `#[error_fault(client)]`: a client fault takes a 4xx status",
-            status.value
+            "`#[http_error({code})]` is a server error status, but the error is declared \
+             `#[error_fault(client)]`: a client fault takes a 4xx status"
         ),
         (Fault::Server, 400..=499) => format!(
-            "`#[http_error({})]` is a client error status, but the error is declared \
-             `#[error_fault(server)]`: a server fault takes a 5xx status",
-            status.value
+            "`#[http_error({code})]` is a client error status, but the error is declared \
+             `#[error_fault(server)]`: a server fault takes a 5xx status"
         ),
         _ => return,
     };
-    errors.push(error(status.span, message));
+    errors.push(error(status.span(), message));
 }
