@@ -166,10 +166,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for flow in &flows {
         let limiter = flow.strategy.rate_limiter();
-        let state = if limiter.is_enabled() {
-            format!("on, {:.1} sends/s", limiter.snapshot().fill_rate)
-        } else {
-            "off (never throttled)".to_owned()
+        let state = match limiter.send_rate() {
+            Some(rate) => format!("on, {rate:.1} sends/s"),
+            None => "off (never throttled)".to_owned(),
         };
         println!("{} rate limiter: {state}", flow.name);
     }

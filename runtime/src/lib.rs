@@ -10,11 +10,14 @@
 //! | item | question it answers |
 //! |---|---|
 //! | [`RetryInfo`] | may this be retried ([`RetrySafety`]), is it a throttle, a timeout, did the service ask for a wait? |
-//! | [`ErrorInfo`] | who is at fault ([`ErrorFault`]), which HTTP status and error code came back? |
+//! | [`ErrorInfo`] | who is at fault ([`ErrorFault`]), which HTTP status and error code came back, which [`TransportFailure`]? |
+//! | [`FailureInfo`] | both, as the one object-safe trait a strategy reads |
+//! | [`Classified`] | the answers as plain data, for errors that do not implement the traits |
+//! | [`RetryAfterValue`] | what a `#[retry_after]` field may hold |
 //!
-//! Both are implemented for [`std::io::Error`] (transport failures), and for
-//! `&T`, `&mut T`, `Box<T>`, `Arc<T>` and `Rc<T>` of implementors, so a
-//! strategy can take `&dyn RetryInfo` or a boxed error alike.
+//! Both traits are implemented for [`std::io::Error`] (transport failures),
+//! and for `&T`, `&mut T`, `Box<T>`, `Arc<T>` and `Rc<T>` of implementors,
+//! so a strategy can take `&dyn FailureInfo` or a boxed error alike.
 //!
 //! ```
 //! use rebound_runtime::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
@@ -25,21 +28,25 @@
 //! assert_eq!(err.fault(), ErrorFault::Other);
 //! ```
 //!
-//! # Strategies
+//! # Strategies and the executor
 //!
 //! | item | what it is |
 //! |---|---|
-//! | [`RetryStrategy`] | the Smithy interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] when no further attempt may be made |
+//! | [`Retry`] | runs an operation with a strategy, blocking or async, with a total-time budget and retry hooks ([`RetryListener`]); fails with [`RetryError`] |
+//! | [`RetryStrategy`] | the Smithy interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] when no further attempt may be made; [`TokenIssuer`] for your own strategies |
 //! | [`StandardRetryStrategy`] | the AWS standard retry mode, behaviour 2.0 (default) or 2.1 ([`RetryBehavior`]) |
-//! | [`AdaptiveRetryStrategy`] | the AWS adaptive retry mode: standard mode plus a client-side rate limiter, one per throttling scope ([`AdaptivePartitions`]) |
-//! | [`LegacyRetryStrategy`] | the older SDKs' policies as presets: botocore legacy mode, AWS SDK for Java 1.x, AWS SDK for JavaScript 2.x ([`legacy`]) |
-//! | [`RetryQuota`] | the lock-free token bucket that stops retries while a service keeps failing |
-//! | [`Partitions`] | one quota (or other shared state) per endpoint or resource |
-//! | [`backoff`] | [`Backoff`] formulas, injectable [`RandomSource`]s, [`RetryAfterPolicy`] |
-//! | [`classify`] | the AWS rules: throttling and transient codes and statuses, unmodeled 429 |
-//! | [`executor`] | [`Retry`]: run an operation with a strategy, blocking or async, with a total-time budget |
-//! | [`rate_limiter`] | adaptive mode's client-side rate limiter ([`ClientRateLimiter`]): disabled until the first throttle, then CUBIC-controlled, blocking or failing fast ([`AcquireMode`]), one per throttling scope ([`RateLimiterPartitions`]) |
-//! | [`waiter`] | [`Waiter`]: poll an asynchronous operation until it is ready, with jittered growing delays, a poll limit and a budget |
+//! | [`AdaptiveRetryStrategy`] | the AWS adaptive retry mode: standard mode plus a client-side rate limiter ([`rate_limiter`]) |
+//! | [`legacy::LegacyRetryStrategy`] | the older SDKs' policies as presets: botocore legacy mode, AWS SDK for Java 1.x, AWS SDK for JavaScript 2.x |
+//! | [`NeverRetryStrategy`] | one attempt, never a retry |
+//! | [`RetryQuota`], [`Partitions`] | the lock-free retry quota; one piece of shared state per endpoint or resource |
+//! | [`waiter::Waiter`] | polls an operation until it is ready, with jittered growing delays, a poll limit and a budget |
+//! | [`config::RetryConfig`] | `retry_mode`, `max_attempts` and `AWS_NEW_RETRIES_2026` from code, the environment and the shared config file |
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`time`] | clocks and sleepers, injectable: tests run in virtual time |
+//! | [`backoff`] | backoff formulas, injectable random sources, the retry-after policy |
+//! | [`classify`] | the AWS rules: throttling and transient codes and statuses, HTTP responses, `Retry-After` parsing |
 //!
 //! ```
 //! use rebound_runtime::classify::HttpErrorResponse;
@@ -52,15 +59,8 @@
 //! assert_eq!(token.attempt(), 2);
 //! assert!(token.delay() < std::time::Duration::from_secs(1)); // r * 1 s
 //! strategy.record_success(token);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok::<(), rebound_runtime::TokenAcquisitionFailed>(())
 //! ```
-//!
-//! # Configuration
-//!
-//! [`RetryConfig`] resolves the AWS shared retry settings (`retry_mode`,
-//! `max_attempts`, `AWS_NEW_RETRIES_2026`) from code, the environment and the
-//! shared config file, with errors that name the source, key and value; see
-//! [`config`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

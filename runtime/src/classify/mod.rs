@@ -118,7 +118,8 @@ impl AwsErrorClassifier {
     }
 
     /// Adds an error code to retry as transient, beyond
-    /// [`TRANSIENT_ERROR_CODES`] (STS's `IDPCommunicationError`, for one).
+    /// the AWS ones ([`is_transient_error_code`]; STS's `IDPCommunicationError`,
+    /// for one).
     #[must_use]
     pub fn with_transient_error_code(mut self, code: impl Into<Cow<'static, str>>) -> Self {
         self.extra_transient_error_codes.push(code.into());
@@ -131,7 +132,7 @@ impl AwsErrorClassifier {
         self.unmodeled_429_is_throttling
     }
 
-    /// The error codes retried as transient beyond [`TRANSIENT_ERROR_CODES`].
+    /// The error codes retried as transient beyond the AWS ones ([`is_transient_error_code`]).
     pub fn extra_transient_error_codes(&self) -> impl Iterator<Item = &str> {
         self.extra_transient_error_codes.iter().map(|code| &**code)
     }

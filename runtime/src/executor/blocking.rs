@@ -51,7 +51,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
 
     /// [`run`](Self::run) for an error type that does not implement the
     /// retry traits: `classify` says what each failure is, as a
-    /// [`Classified`](super::Classified) or any other
+    /// [`Classified`](crate::Classified) or any other
     /// [`FailureInfo`].
     ///
     /// # Errors

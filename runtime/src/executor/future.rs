@@ -83,7 +83,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
 
     /// [`run_async`](Self::run_async) for an error type that does not
     /// implement the retry traits: `classify` says what each failure is, as
-    /// a [`Classified`](super::Classified) or any other [`FailureInfo`].
+    /// a [`Classified`](crate::Classified) or any other [`FailureInfo`].
     ///
     /// # Errors
     ///

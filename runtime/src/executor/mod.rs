@@ -131,8 +131,8 @@ impl<S> Retry<S> {
 }
 
 impl<S, Sl, C, L> Retry<S, Sl, C, L> {
-    /// Waits between attempts with `sleeper`: a [`Sleeper`] for
-    /// [`run`](Self::run), an [`AsyncSleeper`] for
+    /// Waits between attempts with `sleeper`: a [`Sleeper`](crate::time::Sleeper) for
+    /// [`run`](Self::run), an [`AsyncSleeper`](crate::time::AsyncSleeper) for
     /// [`run_async`](Self::run_async). Closures are both.
     ///
     /// # Examples

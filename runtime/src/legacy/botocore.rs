@@ -109,7 +109,8 @@ pub const LIMIT_EXCEEDED_STATUS: u16 = 509;
 /// `throttling_exception`, `throttled_exception`,
 /// `request_throttled_exception`, `throttling` and `throughput_exceeded`
 /// policies). A subset of
-/// [`THROTTLING_ERROR_CODES`](crate::classify::THROTTLING_ERROR_CODES).
+/// the standard mode's throttling codes
+/// ([`is_throttling_error_code`](crate::classify::is_throttling_error_code)).
 ///
 /// # Examples
 ///

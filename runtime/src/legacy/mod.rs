@@ -11,8 +11,9 @@
 //! | [`javascript_v2`](LegacyRetryStrategy::javascript_v2) | 4 (3 retries) | `rand * 2^(n-1) * 100 ms` | none | added |
 //! | [`javascript_v2_dynamodb`](LegacyRetryStrategy::javascript_v2_dynamodb) | 11 (10 retries) | `rand * 2^(n-1) * 50 ms` | none | added |
 //!
-//! What each preset retries is documented in its module: [`botocore`],
-//! [`java_v1`], [`javascript_v2`]. Extra `(status, code)` rules can be added
+//! What each preset retries follows its SDK's source (botocore's
+//! `_retry.json` and handlers, the Java SDK's `PredefinedRetryPolicies`, the
+//! JavaScript SDK's `retryableError`); see [`LegacyPreset`]. Extra `(status, code)` rules can be added
 //! to any preset ([`LegacyRetryStrategyBuilder::retry_rule`]);
 //! [`LegacyRetryStrategy::botocore_for_service`] adds those of a service's
 //! `_retry.json` entry (`s3`, `sqs`, `ec2`, ...).
@@ -31,7 +32,7 @@
 //! 2. An error response is retried if the preset's status/code rules match,
 //!    or if the error declares itself [`RetrySafety::Yes`]:
 //!    a `@retryable` modeled error, or a [`ChecksumMismatch`] — which is how
-//!    a failed `x-amz-crc32` check ([`crc32_matches`]) reaches the strategy.
+//!    a failed `x-amz-crc32` check reaches the strategy.
 //!    An explicit [`RetrySafety::No`] does not stop
 //!    the status rules: the legacy SDKs retry a 503 whatever its model says.
 //!
@@ -221,7 +222,7 @@ impl LegacyRetryStrategy {
     /// botocore's legacy policy for the service with this endpoint prefix,
     /// as botocore builds it: `_retry.json`'s `__default__` merged with the
     /// service's entry — the DynamoDB preset for `dynamodb`, else the generic
-    /// preset plus the service's [extra rules](BOTOCORE_SERVICE_RETRY_RULES).
+    /// preset plus the service's extra rules.
     ///
     /// # Examples
     ///

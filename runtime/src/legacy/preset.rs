@@ -65,7 +65,7 @@ impl LegacyPreset {
     }
 
     /// Whether the SDK verifies `x-amz-crc32` on responses: an integration
-    /// then calls [`crc32_matches`](super::crc32_matches) and reports a mismatch as a
+    /// then checks the body's CRC32 and reports a mismatch as a
     /// [`ChecksumMismatch`](crate::classify::ChecksumMismatch).
     ///
     /// # Examples

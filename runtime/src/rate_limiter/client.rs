@@ -12,7 +12,8 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 ///
 /// Use one limiter per throttling scope — the AWS docs' example is DynamoDB,
 /// which throttles per region and table — so throttles on one resource do not
-/// slow down another; [`RateLimiterPartitions`](super::RateLimiterPartitions)
+/// slow down another;
+/// [`AdaptiveRetryStrategy::partitions`](crate::AdaptiveRetryStrategy::partitions)
 /// keeps one per key.
 ///
 /// Driving it: call [`acquire`](Self::acquire) (or
@@ -75,7 +76,9 @@ impl ClientRateLimiter {
         Self::from_state(RateLimiterState::new(now))
     }
 
-    /// Wraps an existing state (e.g. one replayed in a simulation).
+    /// Wraps an existing state (e.g. one replayed in a simulation). The
+    /// state type is internal: not part of the API.
+    #[doc(hidden)]
     pub fn from_state(state: RateLimiterState) -> Self {
         Self {
             enabled: AtomicBool::new(state.is_enabled()),
@@ -271,7 +274,30 @@ impl ClientRateLimiter {
         }
     }
 
-    /// A consistent copy of every field of the state.
+    /// The rate, in sends per second, that sends are held to: `None` while
+    /// the limiter is off (before the first throttle).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::rate_limiter::ClientRateLimiter;
+    ///
+    /// let limiter = ClientRateLimiter::new(0.0);
+    /// assert_eq!(limiter.send_rate(), None);
+    /// limiter.on_response(1.0, true); // a throttle turns it on
+    /// assert!(limiter.send_rate().is_some_and(|rate| rate >= 0.5));
+    /// ```
+    #[must_use]
+    pub fn send_rate(&self) -> Option<f64> {
+        if !self.is_enabled() {
+            return None;
+        }
+        Some(self.lock().state.snapshot().fill_rate)
+    }
+
+    /// A consistent copy of every field of the state, for the conformance
+    /// tests. The snapshot type is internal: not part of the API.
+    #[doc(hidden)]
     pub fn snapshot(&self) -> RateLimiterSnapshot {
         self.lock().state.snapshot()
     }

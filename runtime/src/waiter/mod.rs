@@ -64,8 +64,8 @@
 //! | [`PollStatus`] | what one poll found |
 //! | [`WaitError`], [`GiveUpReason`] | gave up after N polls / T time, or failed with the error |
 //!
-//! Sleeping and the time are injectable as in the [`executor`](crate::executor)
-//! module, with the same [`Sleeper`](crate::time::Sleeper),
+//! Sleeping and the time are injectable as in the [`Retry`](crate::Retry)
+//! executor, with the same [`Sleeper`](crate::time::Sleeper),
 //! [`AsyncSleeper`](crate::time::AsyncSleeper) and [`Clock`]: a
 //! [`ManualClock`](crate::time::ManualClock) as clock and sleeper runs a waiter in
 //! virtual time.
