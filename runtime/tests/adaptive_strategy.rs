@@ -272,3 +272,46 @@ fn the_executor_sleeps_the_combined_waits_in_virtual_time() {
     assert!(clock.elapsed() >= Duration::from_millis(1500));
     assert!(strategy.rate_limiter().is_enabled());
 }
+
+#[test]
+fn partitions_hand_every_concurrent_caller_the_same_strategy_per_key() {
+    let (base, _clock) = adaptive(AcquireMode::Block);
+    let tables = Arc::new(base.partitions::<u32>());
+    let seen: Vec<Vec<Arc<AdaptiveRetryStrategy<ManualClock>>>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..8)
+            .map(|_| {
+                let tables = Arc::clone(&tables);
+                scope.spawn(move || {
+                    (0..200)
+                        .map(|i| {
+                            let strategy = tables.get(&(i % 4));
+                            if i % 4 == 0 {
+                                // Only table 0 is throttled.
+                                let token = strategy.acquire_initial_token().unwrap();
+                                let _ = strategy.refresh_retry_token(token, &throttled());
+                            }
+                            strategy
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    assert_eq!(tables.len(), 4);
+    for per_thread in &seen {
+        for (i, strategy) in per_thread.iter().enumerate() {
+            let key = u32::try_from(i % 4).unwrap();
+            assert!(
+                Arc::ptr_eq(strategy, &tables.get(&key)),
+                "one strategy per key"
+            );
+        }
+    }
+    assert!(tables.get(&0).rate_limiter().is_enabled());
+    for key in 1..4 {
+        let untouched = tables.get(&key);
+        assert!(!untouched.rate_limiter().is_enabled(), "table {key}");
+        assert_eq!(untouched.standard().quota().available(), 500, "table {key}");
+    }
+}

@@ -10,8 +10,8 @@ use std::time::Instant;
 use crate::rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited};
 use crate::time::{Clock, SystemClock};
 use crate::{
-    FailureInfo, Partitions, RetryQuota, RetryStrategy, RetryToken, SendPermit,
-    StandardRetryStrategy, TokenAcquisitionFailed,
+    FailureInfo, Partitions, RetryStrategy, RetryToken, SendPermit, StandardRetryStrategy,
+    TokenAcquisitionFailed,
 };
 
 /// The AWS *adaptive* retry mode: the standard mode, plus a client-side
@@ -247,13 +247,10 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     where
         C: Clone,
     {
-        let capacity = self.standard.quota().capacity();
         let limiter =
             ClientRateLimiter::new(self.now()).with_acquire_mode(self.limiter.acquire_mode());
         Self {
-            standard: self
-                .standard
-                .with_quota(Arc::new(RetryQuota::new(capacity))),
+            standard: self.standard.with_fresh_quota(),
             limiter: Arc::new(limiter),
             clock: self.clock.clone(),
             epoch: self.epoch,

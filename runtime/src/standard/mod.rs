@@ -178,9 +178,13 @@ impl StandardRetryStrategy {
     /// ```
     pub fn partitions<K: Eq + Hash>(&self) -> Partitions<K, Self> {
         let base = self.clone();
-        Partitions::new(move |_: &K| {
-            base.with_quota(Arc::new(RetryQuota::new(base.quota.capacity())))
-        })
+        Partitions::new(move |_: &K| base.with_fresh_quota())
+    }
+
+    /// The same strategy drawing from a full quota of its own, of this one's
+    /// capacity: one new partition.
+    pub(crate) fn with_fresh_quota(&self) -> Self {
+        self.with_quota(Arc::new(RetryQuota::new(self.quota.capacity())))
     }
 
     /// The behaviour whose defaults were used.
