@@ -34,7 +34,7 @@ impl Table {
     }
 
     /// Handles one request arriving at `now` (seconds).
-    fn handle(&self, now: f64) -> Result<(), HttpErrorResponse<'static>> {
+    fn handle(&self, now: f64) -> Result<(), HttpErrorResponse> {
         let earned = (now - self.last.get()) * self.rate;
         self.tokens.set((self.tokens.get() + earned).min(self.rate));
         self.last.set(now);

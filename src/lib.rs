@@ -256,7 +256,8 @@ pub use rebound_runtime::*;
 /// `Option` of any of these. The rule: a `Duration` is the hint itself; an
 /// integer is seconds, and a **negative integer means no hint** (models use
 /// `-1` for "absent"); a `String` is an HTTP `Retry-After` value,
-/// delta-seconds or an HTTP-date ([`classify::parse_retry_after`]), and one
+/// delta-seconds or an HTTP-date ([`classify::parse_retry_after`]; dates
+/// need the `httpdate` feature, which `http` and `reqwest` turn on), and one
 /// that does not parse is no hint (never a panic); a `SystemTime` asks to
 /// wait until then; `None` means no hint. Dates are measured from the system
 /// clock. The field is read through [`RetryAfterValue`], so aliases work, and

@@ -9,7 +9,7 @@ enum CallError {
     #[retry_info(transparent)]
     Transport(TransportFailure),
     #[retry_info(transparent)]
-    Response(HttpErrorResponse<'static>),
+    Response(HttpErrorResponse),
     #[error_fault(client)]
     Invalid,
 }

@@ -70,6 +70,8 @@ pub mod classify;
 pub mod config;
 mod executor;
 mod give_up;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod legacy;
 mod never;
 mod partition;

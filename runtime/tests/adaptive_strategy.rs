@@ -26,11 +26,11 @@ fn adaptive(mode: AcquireMode) -> (AdaptiveRetryStrategy<ManualClock>, ManualClo
     (strategy, clock)
 }
 
-fn throttled() -> HttpErrorResponse<'static> {
+fn throttled() -> HttpErrorResponse {
     HttpErrorResponse::new(400).with_code("ThrottlingException")
 }
 
-fn unavailable() -> HttpErrorResponse<'static> {
+fn unavailable() -> HttpErrorResponse {
     HttpErrorResponse::new(503)
 }
 
@@ -174,7 +174,7 @@ fn fail_fast_refuses_the_send_and_the_executor_does_not_make_the_attempt() {
     let err = executor
         .run(|_attempt| {
             sent.set(sent.get() + 1);
-            Ok::<_, HttpErrorResponse<'static>>(())
+            Ok::<_, HttpErrorResponse>(())
         })
         .unwrap_err();
     assert_eq!(sent.get(), 0, "a refused attempt is not sent");

@@ -39,7 +39,7 @@ impl Rng {
     }
 }
 
-fn failure(rng: &mut Rng) -> HttpErrorResponse<'static> {
+fn failure(rng: &mut Rng) -> HttpErrorResponse {
     match rng.percent() {
         0..=39 => HttpErrorResponse::new(503),
         40..=79 => HttpErrorResponse::new(400).with_code("ThrottlingException"),

@@ -95,7 +95,13 @@ fn retries_then_success_tell_each_retry_and_no_give_up() {
         .sleeper(clock.clone())
         .listener(&recorder);
     let busy = HttpErrorResponse::new(503);
-    let value = executor.run(|attempt| if attempt < 3 { Err(busy) } else { Ok(attempt) });
+    let value = executor.run(|attempt| {
+        if attempt < 3 {
+            Err(busy.clone())
+        } else {
+            Ok(attempt)
+        }
+    });
     assert_eq!(value.unwrap(), 3);
     assert_eq!(recorder.take(), [retry(503, 1, 500), retry(503, 2, 1000)]);
 
@@ -103,10 +109,10 @@ fn retries_then_success_tell_each_retry_and_no_give_up() {
     let executor = Retry::new(&strategy)
         .sleeper(|_: Duration| std::future::ready(()))
         .listener(&recorder);
-    let value = block_on(
-        executor
-            .run_async(|attempt| async move { if attempt < 3 { Err(busy) } else { Ok(attempt) } }),
-    );
+    let value = block_on(executor.run_async(|attempt| {
+        let busy = busy.clone();
+        async move { if attempt < 3 { Err(busy) } else { Ok(attempt) } }
+    }));
     assert_eq!(value.unwrap(), 3);
     assert_eq!(recorder.take(), [retry(503, 1, 500), retry(503, 2, 1000)]);
 }
@@ -117,7 +123,7 @@ fn a_request_that_fails_for_good_tells_the_give_up_once() {
     let recorder = Recorder::default();
     let executor = Retry::new(&strategy).sleeper(|_| {}).listener(&recorder);
     let busy = HttpErrorResponse::new(503);
-    let _ = executor.run(|_| Err::<(), _>(busy));
+    let _ = executor.run(|_| Err::<(), _>(busy.clone()));
     assert_eq!(
         recorder.take(),
         [
@@ -127,7 +133,7 @@ fn a_request_that_fails_for_good_tells_the_give_up_once() {
         ]
     );
     let bad = HttpErrorResponse::new(400);
-    let _ = executor.run(|_| Err::<(), _>(bad));
+    let _ = executor.run(|_| Err::<(), _>(bad.clone()));
     assert_eq!(recorder.take(), [give_up(1, Some(400), "not retryable")]);
 }
 
@@ -142,7 +148,7 @@ fn a_budget_that_stops_the_next_attempt_tells_the_last_failure() {
         .budget(Duration::from_millis(800))
         .listener(&recorder);
     let busy = HttpErrorResponse::new(502);
-    let _ = executor.run(|_| Err::<(), _>(busy));
+    let _ = executor.run(|_| Err::<(), _>(busy.clone()));
     // 500 ms fits in the budget; the next 1 s does not.
     assert_eq!(
         recorder.take(),
@@ -161,7 +167,7 @@ fn a_budget_that_stops_the_next_attempt_tells_the_last_failure() {
         .clock(clock.clone())
         .budget(Duration::from_millis(800))
         .listener(&recorder);
-    let _ = block_on(executor.run_async(|_| async { Err::<(), _>(busy) }));
+    let _ = block_on(executor.run_async(|_| async { Err::<(), _>(busy.clone()) }));
     assert_eq!(
         recorder.take(),
         [
@@ -182,7 +188,7 @@ fn closures_hear_the_same_and_one_hook_may_be_left_out() {
         .on_retry(|event| retries.lock().unwrap().push(event.attempt()))
         .on_give_up(|event| give_ups.lock().unwrap().push(event.attempts()));
     let busy = HttpErrorResponse::new(429).with_code("Throttling");
-    let _ = executor.run(|_| Err::<(), _>(busy));
+    let _ = executor.run(|_| Err::<(), _>(busy.clone()));
     assert_eq!(*retries.lock().unwrap(), [1, 2]);
     assert_eq!(*give_ups.lock().unwrap(), [3]);
 
@@ -190,6 +196,6 @@ fn closures_hear_the_same_and_one_hook_may_be_left_out() {
     let executor = Retry::new(&strategy)
         .sleeper(|_| {})
         .on_retry(|_| *only_retries.lock().unwrap() += 1);
-    let _ = executor.run(|_| Err::<(), _>(busy));
+    let _ = executor.run(|_| Err::<(), _>(busy.clone()));
     assert_eq!(*only_retries.lock().unwrap(), 2);
 }

@@ -120,7 +120,7 @@ fn outcome<'a>(strategy: &LegacyRetryStrategy, attempt: &'a Value, body: &str) -
             }
             let mut error = HttpErrorResponse::new(status);
             if let Some(code) = code {
-                error = error.with_code(code);
+                error = error.with_code(code.to_owned());
             }
             Outcome::Failure {
                 failure: Box::new(error),

@@ -83,9 +83,9 @@ fn exhausted(attempts: u32) -> Option<TokenAcquisitionFailed> {
     })
 }
 
-const UNAVAILABLE: HttpErrorResponse<'static> = HttpErrorResponse::new(503);
+const UNAVAILABLE: HttpErrorResponse = HttpErrorResponse::new(503);
 
-fn throttled() -> HttpErrorResponse<'static> {
+fn throttled() -> HttpErrorResponse {
     HttpErrorResponse::new(400).with_code("ThrottlingException")
 }
 

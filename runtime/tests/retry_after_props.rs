@@ -55,6 +55,7 @@ proptest! {
     }
 
     /// A date is the wait from now until then; zero once it has passed.
+    #[cfg(feature = "httpdate")]
     #[test]
     fn a_date_is_the_wait_until_then(
         date in 0..=LAST_HTTP_DATE,

@@ -158,7 +158,7 @@ impl Fixture {
                 }
                 let mut error = HttpErrorResponse::new(status).with_retry_after(retry_after);
                 if let Some(code) = code {
-                    error = error.with_code(code);
+                    error = error.with_code(code.to_owned());
                 }
                 Outcome::Failure(Box::new(error))
             }

@@ -74,11 +74,11 @@ fn strategy(behavior: RetryBehavior, capacity: u32, draw: f64) -> StandardRetryS
         .build()
 }
 
-fn status(code: u16) -> HttpErrorResponse<'static> {
+fn status(code: u16) -> HttpErrorResponse {
     HttpErrorResponse::new(code)
 }
 
-fn coded(status: u16, code: &'static str) -> HttpErrorResponse<'static> {
+fn coded(status: u16, code: &'static str) -> HttpErrorResponse {
     HttpErrorResponse::new(status).with_code(code)
 }
 

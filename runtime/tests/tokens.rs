@@ -11,11 +11,11 @@ use rebound_runtime::{
     StandardRetryStrategy, TokenAcquisitionFailed,
 };
 
-fn unavailable() -> HttpErrorResponse<'static> {
+fn unavailable() -> HttpErrorResponse {
     HttpErrorResponse::new(503)
 }
 
-fn throttled() -> HttpErrorResponse<'static> {
+fn throttled() -> HttpErrorResponse {
     HttpErrorResponse::new(400).with_code("ThrottlingException")
 }
 

@@ -283,13 +283,13 @@ mod tests {
     fn unmodeled_errors_follow_codes_and_statuses() {
         let rules = AwsErrorClassifier::new();
         for code in THROTTLING_ERROR_CODES {
-            let verdict = rules.classify(&HttpErrorResponse::new(400).with_code(code));
+            let verdict = rules.classify(&HttpErrorResponse::new(400).with_code(*code));
             assert!(verdict.retryable && verdict.throttling, "{code}");
         }
         for code in TRANSIENT_ERROR_CODES {
             assert!(
                 rules
-                    .classify(&HttpErrorResponse::new(400).with_code(code))
+                    .classify(&HttpErrorResponse::new(400).with_code(*code))
                     .retryable,
                 "{code}"
             );

@@ -4,7 +4,9 @@
 //! ([`ChecksumMismatch`]). Each speaks the vocabulary, so a strategy can judge
 //! it; an HTTP integration builds them from its own types.
 
+use core::fmt;
 use core::time::Duration;
+use std::borrow::Cow;
 
 use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
@@ -15,6 +17,10 @@ use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 /// [`RetrySafety::Maybe`]: whether it is retried is up to the classifier's
 /// rules (throttling and transient codes, transient statuses, unmodeled 429).
 /// Modeled errors are types of their own, with `#[derive(RetryInfo)]`.
+///
+/// It owns its error code (a `&'static str` is stored without allocating),
+/// so it can be kept in an error type of your own, and it displays as
+/// `HTTP 503 SlowDown`.
 ///
 /// # Examples
 ///
@@ -30,15 +36,17 @@ use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 /// assert_eq!(response.fault(), ErrorFault::Server);
 /// assert_eq!(response.error_code(), Some("SlowDown"));
 /// assert_eq!(response.retry_after(), Some(Duration::from_millis(1500)));
+/// assert_eq!(response.to_string(), "HTTP 503 SlowDown");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct HttpErrorResponse<'a> {
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HttpErrorResponse {
     status: u16,
-    code: Option<&'a str>,
+    code: Option<Cow<'static, str>>,
     retry_after: Option<Duration>,
+    throttle: bool,
 }
 
-impl<'a> HttpErrorResponse<'a> {
+impl HttpErrorResponse {
     /// A response with this HTTP status, no error code and no hint.
     #[must_use]
     pub const fn new(status: u16) -> Self {
@@ -46,14 +54,31 @@ impl<'a> HttpErrorResponse<'a> {
             status,
             code: None,
             retry_after: None,
+            throttle: false,
         }
     }
 
     /// Sets the error code parsed from the body or headers.
     #[must_use]
-    pub const fn with_code(mut self, code: &'a str) -> Self {
-        self.code = Some(code);
+    pub fn with_code(mut self, code: impl Into<Cow<'static, str>>) -> Self {
+        self.code = Some(code.into());
         self
+    }
+
+    /// Sets whether the response itself says "slow down" whatever its code
+    /// (an HTTP 429, for a client that treats every 429 as one). Without it
+    /// (the default), only the classifier's rules make it a throttle: its
+    /// code, or an unmodeled 429 under retry behaviour 2.1.
+    #[must_use]
+    pub const fn with_throttle(mut self, throttle: bool) -> Self {
+        self.throttle = throttle;
+        self
+    }
+
+    /// The HTTP status.
+    #[must_use]
+    pub const fn status(&self) -> u16 {
+        self.status
     }
 
     /// Sets (or clears) the wait the response asked for.
@@ -64,10 +89,27 @@ impl<'a> HttpErrorResponse<'a> {
     }
 }
 
-impl RetryInfo for HttpErrorResponse<'_> {
+impl fmt::Display for HttpErrorResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HTTP {}", self.status)?;
+        match &self.code {
+            Some(code) => write!(f, " {code}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for HttpErrorResponse {}
+
+impl RetryInfo for HttpErrorResponse {
     #[inline]
     fn retry_safety(&self) -> RetrySafety {
         RetrySafety::Maybe
+    }
+
+    #[inline]
+    fn is_throttle(&self) -> bool {
+        self.throttle
     }
 
     #[inline]
@@ -77,7 +119,7 @@ impl RetryInfo for HttpErrorResponse<'_> {
 }
 
 /// The fault follows the status: 4xx client, 5xx server.
-impl ErrorInfo for HttpErrorResponse<'_> {
+impl ErrorInfo for HttpErrorResponse {
     #[inline]
     fn fault(&self) -> ErrorFault {
         ErrorFault::from_http_status(self.status)
@@ -90,7 +132,7 @@ impl ErrorInfo for HttpErrorResponse<'_> {
 
     #[inline]
     fn error_code(&self) -> Option<&str> {
-        self.code
+        self.code.as_deref()
     }
 }
 
@@ -195,6 +237,14 @@ mod tests {
         ] {
             assert_eq!(parse_x_amz_retry_after(value), None, "{value:?}");
         }
+    }
+
+    #[test]
+    fn a_request_that_was_never_sent_is_not_retried() {
+        let failure = crate::TransportFailure::InvalidRequest;
+        assert_eq!(failure.retry_safety(), RetrySafety::No);
+        assert_eq!(failure.fault(), ErrorFault::Client);
+        assert!(!failure.is_timeout());
     }
 
     #[test]

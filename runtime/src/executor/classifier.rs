@@ -7,14 +7,14 @@ use crate::FailureInfo;
 /// How the executor's loop turns a failure of type `E` into the
 /// [`FailureInfo`] a strategy reads: the failure itself, or what a classifier
 /// closure says about it.
-pub(super) trait Classify<E> {
+pub(crate) trait Classify<E> {
     /// Calls `then` with the classification of `failure`.
     fn with<R>(&self, failure: &E, then: impl FnOnce(&dyn FailureInfo) -> R) -> R;
 }
 
 /// Failures that classify themselves.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Native;
+pub(crate) struct Native;
 
 impl<E: FailureInfo> Classify<E> for Native {
     #[inline]
@@ -25,7 +25,7 @@ impl<E: FailureInfo> Classify<E> for Native {
 
 /// Failures classified by a closure.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct ByClosure<F>(pub(super) F);
+pub(crate) struct ByClosure<F>(pub(crate) F);
 
 impl<E, F, C> Classify<E> for ByClosure<F>
 where

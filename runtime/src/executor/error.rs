@@ -104,9 +104,12 @@ impl fmt::Display for StopReason {
 /// so the failure is an `Option`: `None` exactly when no attempt was made
 /// ([`attempts`](Self::attempts) is 0).
 ///
-/// [`source`](std::error::Error::source) is the last failure, and the
-/// [`Display`](fmt::Display) text names the attempt count and the reason, not
-/// the failure itself (error reporters print the source chain).
+/// The [`Display`](fmt::Display) text names the attempt count, the reason
+/// and the last failure, so a plain `{err}` in a log line says everything.
+/// Because the message already shows the last failure,
+/// [`source`](std::error::Error::source) skips it and returns *its* source:
+/// error reporters that walk the chain (anyhow's `{:#}`, say) print each
+/// message once. Get the failure itself with [`last_error`](Self::last_error).
 ///
 /// # Examples
 ///
@@ -119,10 +122,13 @@ impl fmt::Display for StopReason {
 /// let why = TokenAcquisitionFailed::AttemptsExhausted { attempts: 3, max_attempts: 3 };
 /// let err = RetryError::new(failure, 3, StopReason::Strategy(why));
 ///
-/// assert_eq!(err.to_string(), "gave up after 3 attempts: all 3 allowed attempts were made");
+/// assert_eq!(
+///     err.to_string(),
+///     "gave up after 3 attempts: all 3 allowed attempts were made; last error: connection reset"
+/// );
 /// assert_eq!(err.attempts(), 3);
 /// assert_eq!(err.last_error().unwrap().kind(), std::io::ErrorKind::ConnectionReset);
-/// assert!(err.source().is_some());
+/// assert!(err.source().is_none()); // the message shows the last error; it has no source of its own
 /// let failure: Option<std::io::Error> = err.into_inner();
 /// # let _ = failure;
 /// ```
@@ -175,7 +181,7 @@ impl<E> RetryError<E> {
 
     /// The request stopped before attempt `attempts + 1`; `last_error` is
     /// attempt `attempts`'s failure (`None` when no attempt was made).
-    pub(super) fn stopped(last_error: Option<E>, attempts: u32, reason: StopReason) -> Self {
+    pub(crate) fn stopped(last_error: Option<E>, attempts: u32, reason: StopReason) -> Self {
         Self {
             last_error,
             attempts,
@@ -237,20 +243,24 @@ impl<E> RetryError<E> {
     }
 }
 
-impl<E> fmt::Display for RetryError<E> {
+impl<E: fmt::Display> fmt::Display for RetryError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.attempts {
-            0 => write!(f, "gave up before the first attempt: {}", self.reason),
-            1 => write!(f, "gave up after 1 attempt: {}", self.reason),
-            attempts => write!(f, "gave up after {attempts} attempts: {}", self.reason),
+            0 => write!(f, "gave up before the first attempt: {}", self.reason)?,
+            1 => write!(f, "gave up after 1 attempt: {}", self.reason)?,
+            attempts => write!(f, "gave up after {attempts} attempts: {}", self.reason)?,
+        }
+        match &self.last_error {
+            Some(error) => write!(f, "; last error: {error}"),
+            None => Ok(()),
         }
     }
 }
 
+/// The source is the last failure's source: the last failure itself is in
+/// the message.
 impl<E: std::error::Error + 'static> std::error::Error for RetryError<E> {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.last_error
-            .as_ref()
-            .map(|error| error as &(dyn std::error::Error + 'static))
+        self.last_error.as_ref().and_then(|error| error.source())
     }
 }

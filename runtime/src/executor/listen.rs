@@ -126,7 +126,7 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
 /// let throttles = Throttles::default();
 /// let retry = Retry::new(&strategy).sleeper(ManualClock::new()).listener(&throttles); // virtual time
 /// let busy = rebound_runtime::classify::HttpErrorResponse::new(429).with_code("Throttling");
-/// let _ = retry.run(|attempt| if attempt < 3 { Err(busy) } else { Ok(()) });
+/// let _ = retry.run(|attempt| if attempt < 3 { Err(busy.clone()) } else { Ok(()) });
 /// assert_eq!(throttles.0.load(Ordering::Relaxed), 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -207,15 +207,15 @@ where
 }
 
 /// [`Request::failed`], told to `listener`: a retry or the give-up.
-pub(super) fn failed<'r, S, C, L>(
-    request: Request<'r, S, C>,
+pub(crate) fn failed<S, C, L>(
+    request: Request<S, C>,
     failure: &dyn FailureInfo,
     attempt: u32,
     listener: &L,
-) -> Step<Request<'r, S, C>>
+) -> Step<Request<S, C>>
 where
-    S: RetryStrategy + ?Sized,
-    C: Clock + ?Sized,
+    S: RetryStrategy,
+    C: Clock,
     L: RetryListener + ?Sized,
 {
     let step = request.failed(failure);
@@ -236,7 +236,7 @@ where
 
 /// A request stopped before its next attempt: tells `listener`, with the
 /// last attempt's failure if there was one.
-pub(super) fn stopped<E, L: RetryListener + ?Sized>(
+pub(crate) fn stopped<E, L: RetryListener + ?Sized>(
     classify: &impl Classify<E>,
     last_failure: Option<&E>,
     attempts: u32,

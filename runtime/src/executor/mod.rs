@@ -5,11 +5,11 @@
 //! hear of retries and give-ups (`listen.rs`); `error.rs` says how it ended.
 
 mod blocking;
-mod classifier;
+pub(crate) mod classifier;
 mod error;
 mod future;
-mod listen;
-mod request;
+pub(crate) mod listen;
+pub(crate) mod request;
 
 use core::time::Duration;
 use std::fmt;
@@ -100,7 +100,8 @@ use crate::time::{SystemClock, ThreadSleeper};
 /// assert_eq!(clock.elapsed(), Duration::from_millis(500));
 /// assert_eq!(
 ///     err.to_string(),
-///     "gave up after 2 attempts: the next attempt, 1s from now, would not start within the 1s budget (500ms spent)"
+///     "gave up after 2 attempts: the next attempt, 1s from now, would not start within the 1s \
+///      budget (500ms spent); last error: timed out"
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -17,9 +17,13 @@ use crate::{FailureInfo, RetryStrategy, RetryToken, SendPermit, TokenAcquisition
 
 /// One request in flight: the strategy's token (if it gave one), the attempt
 /// number, the wait still due before that attempt, and the budget's start.
-pub(super) struct Request<'a, S: ?Sized, C: ?Sized> {
-    strategy: &'a S,
-    clock: &'a C,
+///
+/// The strategy and the clock are held by value: the executors lend theirs
+/// (`&S` is a strategy, `&C` a clock), the tower service's `'static` future
+/// owns clones.
+pub(crate) struct Request<S, C> {
+    strategy: S,
+    clock: C,
     /// When the request started and how long it may take, if budgeted.
     budget: Option<(Instant, Duration)>,
     tracking: Tracking,
@@ -36,7 +40,7 @@ enum Tracking {
 }
 
 /// What the executor does next, before an attempt.
-pub(super) enum Action {
+pub(crate) enum Action {
     /// Sleep this long, then ask again.
     Sleep(Duration),
     /// Send attempt number `.0` (1-based) now.
@@ -47,17 +51,17 @@ pub(super) enum Action {
 }
 
 /// What to do after a failed attempt.
-pub(super) enum Step<R> {
+pub(crate) enum Step<R> {
     /// Go on with the request: ask [`Request::next_action`] again.
     Retry(R),
     /// Sleep this long (if any), then return the failure.
     Stop(Option<Duration>, StopReason),
 }
 
-impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
+impl<S: RetryStrategy, C: Clock> Request<S, C> {
     /// Starts a request: reads the clock for the budget, then asks for the
     /// initial token.
-    pub(super) fn start(strategy: &'a S, clock: &'a C, budget: Option<Duration>) -> Self {
+    pub(crate) fn start(strategy: S, clock: C, budget: Option<Duration>) -> Self {
         let budget = budget.map(|budget| (clock.now(), budget));
         let (tracking, due) = match strategy.acquire_initial_token() {
             Ok(token) => {
@@ -78,10 +82,10 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
 
     /// The next thing to do before the attempt: sleep what is due (if it
     /// ends within the budget), then take the strategy's send permit.
-    pub(super) fn next_action(&mut self) -> Action {
+    pub(crate) fn next_action(&mut self) -> Action {
         if !self.due.is_zero() {
             let wait = core::mem::take(&mut self.due);
-            if let Some((elapsed, budget)) = spent(self.clock, self.budget) {
+            if let Some((elapsed, budget)) = spent(&self.clock, self.budget) {
                 // The attempt must start before the deadline.
                 if wait >= budget.saturating_sub(elapsed) {
                     return Action::Stop(StopReason::BudgetExhausted {
@@ -108,17 +112,17 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
     }
 
     /// The wait due before the next attempt (a retry's backoff).
-    pub(super) const fn due(&self) -> Duration {
+    pub(crate) const fn due(&self) -> Duration {
         self.due
     }
 
     /// How many attempts were made before the one about to be sent.
-    pub(super) const fn attempts_made(&self) -> u32 {
+    pub(crate) const fn attempts_made(&self) -> u32 {
         self.attempt - 1
     }
 
     /// The attempt succeeded: give the token back.
-    pub(super) fn succeeded(self) {
+    pub(crate) fn succeeded(self) {
         if let Tracking::Token(token) = self.tracking {
             self.strategy.record_success(token);
         }
@@ -126,7 +130,7 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
 
     /// The attempt failed with `failure`: refresh the token; the retry's
     /// delay becomes due before the next attempt.
-    pub(super) fn failed(self, failure: &dyn FailureInfo) -> Step<Self> {
+    pub(crate) fn failed(self, failure: &dyn FailureInfo) -> Step<Self> {
         let Self {
             strategy,
             clock,
@@ -155,7 +159,7 @@ impl<'a, S: RetryStrategy + ?Sized, C: Clock + ?Sized> Request<'a, S, C> {
                 // budget.
                 let sleep = why
                     .delay_before_giving_up()
-                    .map(|delay| match spent(clock, budget) {
+                    .map(|delay| match spent(&clock, budget) {
                         Some((elapsed, budget)) => delay.min(budget.saturating_sub(elapsed)),
                         None => delay,
                     });

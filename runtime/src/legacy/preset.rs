@@ -141,7 +141,8 @@ impl LegacyPreset {
     }
 
     /// Whether the preset retries this transport failure: botocore only its
-    /// connection errors, Java and JavaScript every one.
+    /// connection errors, Java and JavaScript every one but
+    /// [`InvalidRequest`](TransportFailure::InvalidRequest) (never sent).
     ///
     /// # Examples
     ///
@@ -154,8 +155,11 @@ impl LegacyPreset {
     /// ```
     #[must_use]
     pub const fn retries_transport_failure(self, failure: TransportFailure) -> bool {
-        match self {
-            Self::Botocore | Self::BotocoreDynamoDb => botocore_retries_transport_failure(failure),
+        match (self, failure) {
+            (_, TransportFailure::InvalidRequest) => false,
+            (Self::Botocore | Self::BotocoreDynamoDb, _) => {
+                botocore_retries_transport_failure(failure)
+            }
             _ => true,
         }
     }

@@ -4,7 +4,7 @@
 use core::time::Duration;
 use std::borrow::Cow;
 
-use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety, TransportFailure};
 
 /// The answers a strategy asks about a failure, as plain data: what a
 /// classifier closure returns for an error type that does not implement
@@ -21,6 +21,7 @@ use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 /// | fault | [`Other`](ErrorFault::Other), or from the status | [`with_fault`](Self::with_fault) |
 /// | HTTP status | none | [`with_status`](Self::with_status) |
 /// | error code | none | [`with_code`](Self::with_code) |
+/// | transport failure | none | [`with_transport_failure`](Self::with_transport_failure) |
 ///
 /// # Examples
 ///
@@ -52,6 +53,7 @@ pub struct Classified {
     fault: Option<ErrorFault>,
     status: Option<u16>,
     code: Option<Cow<'static, str>>,
+    transport: Option<TransportFailure>,
 }
 
 impl Classified {
@@ -65,6 +67,7 @@ impl Classified {
             fault: None,
             status: None,
             code: None,
+            transport: None,
         }
     }
 
@@ -124,6 +127,46 @@ impl Classified {
     }
 }
 
+impl Classified {
+    /// The failure as `failure` says it is: its retry safety, throttle,
+    /// timeout, hint and transport failure, e.g.
+    /// `Classified::from(TransportFailure::ReadTimeout)`.
+    fn from_transport(failure: TransportFailure) -> Self {
+        Self::new(failure.retry_safety())
+            .with_timeout(failure.is_timeout())
+            .with_fault(failure.fault())
+            .with_transport_failure(failure)
+    }
+
+    /// Which transport failure this is, when the attempt got no (complete)
+    /// response; see [`ErrorInfo::transport_failure`]. Only sets the fact:
+    /// the retry safety and timeout are set by their own setters (or take
+    /// them all with `Classified::from(failure)`).
+    pub const fn with_transport_failure(mut self, failure: TransportFailure) -> Self {
+        self.transport = Some(failure);
+        self
+    }
+}
+
+/// Everything the transport failure says about itself.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::{Classified, ErrorInfo, RetryInfo, RetrySafety, TransportFailure};
+///
+/// let timed_out = Classified::from(TransportFailure::ReadTimeout);
+/// assert!(timed_out.is_timeout());
+/// assert_eq!(timed_out.transport_failure(), Some(TransportFailure::ReadTimeout));
+/// let never_sent = Classified::from(TransportFailure::InvalidRequest);
+/// assert_eq!(never_sent.retry_safety(), RetrySafety::No);
+/// ```
+impl From<TransportFailure> for Classified {
+    fn from(failure: TransportFailure) -> Self {
+        Self::from_transport(failure)
+    }
+}
+
 impl Default for Classified {
     /// [`Classified::unknown`].
     fn default() -> Self {
@@ -164,5 +207,9 @@ impl ErrorInfo for Classified {
 
     fn error_code(&self) -> Option<&str> {
         self.code.as_deref()
+    }
+
+    fn transport_failure(&self) -> Option<TransportFailure> {
+        self.transport
     }
 }

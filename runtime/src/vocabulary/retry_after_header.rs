@@ -15,6 +15,10 @@ use std::time::{Duration, SystemTime};
 /// `now` is a parameter so that callers (and tests) control the clock; the
 /// derive's `String` fields use `SystemTime::now()`.
 ///
+/// **The date form needs the `httpdate` feature** (which `http` and
+/// `reqwest` enable): without it, a date is no hint, and only delta-seconds
+/// count. The default features stay free of a date parser.
+///
 /// # Examples
 ///
 /// ```
@@ -23,6 +27,7 @@ use std::time::{Duration, SystemTime};
 ///
 /// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_470); // 07:27:50
 /// assert_eq!(parse_retry_after("120", now), Some(Duration::from_secs(120)));
+/// # #[cfg(feature = "httpdate")]
 /// assert_eq!(
 ///     parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now),
 ///     Some(Duration::from_secs(10)),
@@ -42,8 +47,20 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
         let seconds = value.parse::<u64>().unwrap_or(u64::MAX);
         return Some(Duration::from_secs(seconds));
     }
+    http_date(value, now)
+}
+
+/// The wait until the HTTP-date `value`, from `now`.
+#[cfg(feature = "httpdate")]
+fn http_date(value: &str, now: SystemTime) -> Option<Duration> {
     let date = httpdate::parse_http_date(value).ok()?;
     Some(date.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Without the `httpdate` feature, a date is no hint.
+#[cfg(not(feature = "httpdate"))]
+fn http_date(_value: &str, _now: SystemTime) -> Option<Duration> {
+    None
 }
 
 #[cfg(test)]
@@ -86,12 +103,14 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "httpdate")]
     fn the_latest_http_date_does_not_overflow() {
         let hint = parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT", SystemTime::UNIX_EPOCH);
         assert_eq!(hint, Some(Duration::from_secs(253_402_300_799)));
     }
 
     #[test]
+    #[cfg(feature = "httpdate")]
     fn http_dates_in_every_form() {
         let now = at(DATE - 30);
         let thirty = Some(Duration::from_secs(30));

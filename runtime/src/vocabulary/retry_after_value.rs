@@ -75,7 +75,8 @@ macro_rules! signed_seconds {
 }
 
 /// An HTTP `Retry-After` value: delta-seconds, or an HTTP-date (the wait is
-/// until then, from the system clock's now).
+/// until then, from the system clock's now; dates need the `httpdate`
+/// feature, without it they are no hint).
 impl RetryAfterValue for String {
     #[inline]
     fn to_retry_after(&self) -> Option<Duration> {

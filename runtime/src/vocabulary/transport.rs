@@ -2,12 +2,14 @@
 
 use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
-/// A request that got no (complete) HTTP response. All of these are
+/// A request that got no (complete) HTTP response. All of these but one are
 /// transient in the AWS SDKs ([`RetrySafety::Yes`]); the two timeouts also
 /// report [`is_timeout`](RetryInfo::is_timeout), which costs more retry quota
-/// in behaviour 2.0.
+/// in behaviour 2.0. The exception is [`InvalidRequest`](Self::InvalidRequest):
+/// the HTTP client refused to send the request at all, so sending it again
+/// cannot help ([`RetrySafety::No`], the client's fault).
 ///
-/// The variants follow botocore's transport exceptions.
+/// The retryable variants follow botocore's transport exceptions.
 ///
 /// # Examples
 ///
@@ -18,6 +20,8 @@ use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 /// assert_eq!(TransportFailure::Connect.retry_safety(), RetrySafety::Yes);
 /// assert!(TransportFailure::ReadTimeout.is_timeout());
 /// assert!(!TransportFailure::ConnectionClosed.is_timeout());
+/// // A request the client could not build (a bad URL, say) is never retried.
+/// assert_eq!(TransportFailure::InvalidRequest.retry_safety(), RetrySafety::No);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -38,12 +42,19 @@ pub enum TransportFailure {
     ResponseStreaming,
     /// Any other failure of the HTTP client.
     Http,
+    /// The HTTP client could not build or send the request (an invalid URL,
+    /// a header value it cannot encode, a body it cannot send): nothing
+    /// reached the service, and nothing would on a retry. Never retried.
+    InvalidRequest,
 }
 
 impl RetryInfo for TransportFailure {
     #[inline]
     fn retry_safety(&self) -> RetrySafety {
-        RetrySafety::Yes
+        match self {
+            Self::InvalidRequest => RetrySafety::No,
+            _ => RetrySafety::Yes,
+        }
     }
 
     #[inline]
@@ -52,11 +63,15 @@ impl RetryInfo for TransportFailure {
     }
 }
 
-/// No response means no side is known to be at fault.
+/// No response means no side is known to be at fault, except for a request
+/// the client could not send: that is the client's.
 impl ErrorInfo for TransportFailure {
     #[inline]
     fn fault(&self) -> ErrorFault {
-        ErrorFault::Other
+        match self {
+            Self::InvalidRequest => ErrorFault::Client,
+            _ => ErrorFault::Other,
+        }
     }
 
     #[inline]

@@ -22,7 +22,7 @@ pub type Strategy = AdaptiveRetryStrategy<TokioClock>;
 /// The executor every request runs through.
 pub type Executor = Retry<Arc<Strategy>, TokioSleeper, TokioClock>;
 /// A scripted response.
-pub type Response = Result<(), HttpErrorResponse<'static>>;
+pub type Response = Result<(), HttpErrorResponse>;
 
 /// What happened to one request.
 #[derive(Debug, Clone)]
@@ -34,7 +34,7 @@ pub struct Outcome {
     /// Attempts sent.
     pub attempts: u32,
     /// The executor's answer.
-    pub result: Result<(), RetryError<HttpErrorResponse<'static>>>,
+    pub result: Result<(), RetryError<HttpErrorResponse>>,
 }
 
 impl Outcome {
@@ -199,7 +199,7 @@ pub fn executor(world: &World, budget: Option<Duration>) -> Arc<Executor> {
 }
 
 /// A throttling error with an optional retry-after hint.
-pub fn throttled(hint: Option<Duration>) -> HttpErrorResponse<'static> {
+pub fn throttled(hint: Option<Duration>) -> HttpErrorResponse {
     HttpErrorResponse::new(400)
         .with_code("ThrottlingException")
         .with_retry_after(hint)

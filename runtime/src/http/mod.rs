@@ -1,0 +1,32 @@
+//! Classifying [`http`](::http) responses (feature `http`): an error
+//! response becomes an [`HttpErrorResponse`] a strategy can judge, with its
+//! AWS error code and retry-after hint read from the headers.
+//!
+//! [`ResponseClassifier`] reads, for a 4xx or 5xx response:
+//!
+//! | what | from | rule |
+//! |---|---|---|
+//! | status | the status line | any 4xx/5xx is a failure; 1xx-3xx is not |
+//! | throttle | the status | 429 is a throttle ([`throttle_on_429`](ResponseClassifier::throttle_on_429)) |
+//! | error code | `x-amzn-ErrorType` (REST-JSON, JSON 1.x) | the part before the first `:`, after the first `#` |
+//! | error code | `x-amzn-query-error` (AWS query) | the part before the first `;` |
+//! | retry-after hint | `x-amz-retry-after` | whole milliseconds ([`parse_x_amz_retry_after`](crate::classify::parse_x_amz_retry_after)) |
+//! | retry-after hint | `Retry-After` | delta-seconds or an HTTP-date, against the classifier's wall clock ([`parse_retry_after`](crate::classify::parse_retry_after)) |
+//!
+//! A code the caller parsed from the body wins over the headers':
+//! [`classify_with_code`](ResponseClassifier::classify_with_code). The
+//! strategy then applies the AWS rules to what the classifier found:
+//! throttling and transient codes, transient statuses (500, 502, 503, 504),
+//! and the hint under its [`RetryAfterPolicy`](crate::backoff::RetryAfterPolicy).
+//!
+//! Headers are untrusted input. A value that is not visible ASCII, is empty,
+//! negative, fractional or a date that does not parse is no hint (or no
+//! code); a header sent more than once with different values is ignored as
+//! ambiguous; a huge delta saturates and is then capped or refused by the
+//! strategy's retry-after policy. Nothing here panics.
+
+mod classifier;
+mod headers;
+
+pub use classifier::ResponseClassifier;
+pub use headers::{aws_error_code, retry_after};
