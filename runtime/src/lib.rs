@@ -77,6 +77,8 @@ mod never;
 mod partition;
 mod quota;
 pub mod rate_limiter;
+#[cfg(feature = "reqwest")]
+pub mod reqwest;
 mod standard;
 mod strategy;
 pub mod time;

@@ -53,6 +53,10 @@ pub enum StopReason {
         /// The wait that would not end within the budget.
         next_delay: Duration,
     },
+    /// The request could not be copied for a second attempt (its body is a
+    /// stream, say), so it was sent once, without the strategy: HTTP
+    /// integrations such as `reqwest::RequestBuilderExt` say so.
+    NotReplayable,
 }
 
 impl StopReason {
@@ -62,7 +66,7 @@ impl StopReason {
     pub const fn strategy(&self) -> Option<&TokenAcquisitionFailed> {
         match self {
             Self::Strategy(why) | Self::NoInitialToken(why) => Some(why),
-            Self::BudgetExhausted { .. } => None,
+            Self::BudgetExhausted { .. } | Self::NotReplayable => None,
         }
     }
 
@@ -92,6 +96,9 @@ impl fmt::Display for StopReason {
                 "the next attempt, {next_delay:?} from now, would not start within the \
                  {budget:?} budget ({elapsed:?} spent)"
             ),
+            Self::NotReplayable => {
+                f.write_str("the request cannot be copied for another attempt, so it was sent once")
+            }
         }
     }
 }
