@@ -31,19 +31,25 @@ fn transport_failure(error: &::reqwest::Error) -> Option<TransportFailure> {
     })
 }
 
-/// Whether an I/O error underneath says the connection was reset, aborted
-/// or closed before the response was complete.
+/// Whether an error underneath says the connection was reset, aborted or
+/// closed before the response was complete: hyper's "incomplete message" /
+/// "closed" / "canceled", or such an I/O error.
 fn connection_cut(error: &::reqwest::Error) -> bool {
     use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
     let mut source = error.source();
     while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            if matches!(
+        if let Some(hyper) = cause.downcast_ref::<::hyper::Error>()
+            && (hyper.is_incomplete_message() || hyper.is_closed() || hyper.is_canceled())
+        {
+            return true;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && matches!(
                 io.kind(),
                 ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
-            ) {
-                return true;
-            }
+            )
+        {
+            return true;
         }
         source = cause.source();
     }

@@ -17,7 +17,7 @@
 //! | [`is_connect`](::reqwest::Error::is_connect) | [`Connect`](crate::TransportFailure::Connect), or [`ConnectTimeout`](crate::TransportFailure::ConnectTimeout) when it timed out | yes |
 //! | [`is_timeout`](::reqwest::Error::is_timeout) | [`ReadTimeout`](crate::TransportFailure::ReadTimeout) (a timeout) | yes |
 //! | [`is_body`](::reqwest::Error::is_body), [`is_decode`](::reqwest::Error::is_decode): the body failed after the status | [`ResponseStreaming`](crate::TransportFailure::ResponseStreaming) | yes, as the AWS SDKs retry a broken response |
-//! | [`is_request`](::reqwest::Error::is_request) with a reset, aborted or cut-short connection underneath | [`ConnectionClosed`](crate::TransportFailure::ConnectionClosed) | yes |
+//! | [`is_request`](::reqwest::Error::is_request) with a reset, aborted or cut-short connection underneath (before the response was complete) | [`ConnectionClosed`](crate::TransportFailure::ConnectionClosed) | yes |
 //! | [`is_redirect`](::reqwest::Error::is_redirect) (a redirect loop) | not retryable | never: it would loop again |
 //! | [`is_status`](::reqwest::Error::is_status) (from `error_for_status`) | its status, safety unknown | by the AWS status rules (500, 502, 503, 504) |
 //! | anything else | [`Http`](crate::TransportFailure::Http) | yes |

@@ -1,0 +1,4 @@
+//! Helpers shared by the end-to-end tests.
+#![allow(dead_code, unreachable_pub)]
+
+pub mod scripted_server;
