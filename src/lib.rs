@@ -84,6 +84,9 @@
 //! |---|---|---|
 //! | `derive` | yes | `#[derive(RetryInfo)]` (from `rebound-macros`) |
 //! | `tokio` | no | [`TokioSleeper`](time::TokioSleeper) and [`TokioClock`](time::TokioClock) for the async executor and waiter |
+//! | `httpdate` | no | HTTP-date `Retry-After` values in [`classify::parse_retry_after`] and `#[retry_after] String` fields (without it a date is no hint) |
+//! | `http` | no | `rebound::http`: an `http::Response`'s status and headers as a failure (AWS error code, `Retry-After`, `x-amz-retry-after`); implies `httpdate` |
+//! | `reqwest` | no | `rebound::reqwest`: `send_with_retry` for a `reqwest::RequestBuilder`, and `reqwest::Error` classified; implies `http` |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
