@@ -1,5 +1,5 @@
-//! Classifying [`http`](::http) responses (feature `http`): an error
-//! response becomes an [`HttpErrorResponse`] a strategy can judge, with its
+//! Classifying [`http`](https://docs.rs/http/1) responses (feature `http`): an error
+//! response becomes an [`HttpErrorResponse`](crate::classify::HttpErrorResponse) a strategy can judge, with its
 //! AWS error code and retry-after hint read from the headers.
 //!
 //! [`ResponseClassifier`] reads, for a 4xx or 5xx response:
