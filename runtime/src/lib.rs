@@ -32,7 +32,7 @@
 //!
 //! | item | what it is |
 //! |---|---|
-//! | [`Retry`] | runs an operation with a strategy, blocking or async, with a total-time budget and retry hooks ([`RetryListener`]); fails with [`RetryError`] |
+//! | [`Retry`] | runs an operation with a strategy, blocking or async, with a total-time budget and retry hooks ([`RetryListener`]: each retry's [`RetryKind`], the quota and send rate left); fails with [`RetryError`] |
 //! | [`RetryStrategy`] | the Smithy interface: [`RetryToken`]s in, [`TokenAcquisitionFailed`] when no further attempt may be made; [`TokenIssuer`] for your own strategies |
 //! | [`StandardRetryStrategy`] | the AWS standard retry mode, behaviour 2.0 (default) or 2.1 ([`RetryBehavior`]) |
 //! | [`AdaptiveRetryStrategy`] | the AWS adaptive retry mode: standard mode plus a client-side rate limiter ([`rate_limiter`]) |
@@ -61,6 +61,16 @@
 //! strategy.record_success(token);
 //! # Ok::<(), rebound_runtime::TokenAcquisitionFailed>(())
 //! ```
+//!
+//! # Observability
+//!
+//! A [`RetryListener`] (or the [`Retry::on_retry`] and [`Retry::on_give_up`]
+//! closures) hears of every retry — the attempt, the delay, why
+//! ([`RetryKind`]: throttle, transient, timeout), the retry quota left, the
+//! adaptive send rate — and of the give-up, for metrics without any logging
+//! framework. With the feature `tracing`, the executors also emit these as
+//! `tracing` events (target `"rebound"`, `DEBUG` per retry, `WARN` or
+//! `DEBUG` per give-up); [`RetryListener`] lists their fields.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -96,7 +106,7 @@ pub use quota::RetryQuota;
 pub use standard::{
     AwsServiceDefaults, RetryBehavior, StandardRetryStrategy, StandardRetryStrategyBuilder,
 };
-pub use strategy::{RetryStrategy, SendPermit, TokenAcquisitionFailed};
+pub use strategy::{RetryKind, RetryStrategy, SendPermit, TokenAcquisitionFailed};
 pub use token::{RetryToken, TokenIssuer};
 pub use vocabulary::{
     Classified, ErrorFault, ErrorInfo, FailureInfo, RetryAfterValue, RetryInfo, RetrySafety,

@@ -1,6 +1,6 @@
 //! [`NeverRetryStrategy`]: one attempt, never a retry.
 
-use crate::{FailureInfo, RetryStrategy, RetryToken, TokenAcquisitionFailed};
+use crate::{FailureInfo, RetryKind, RetryStrategy, RetryToken, TokenAcquisitionFailed};
 
 /// A strategy that makes exactly one attempt: every failure ends the
 /// request. For calls that must not be repeated (a non-idempotent write
@@ -48,6 +48,25 @@ impl RetryStrategy for NeverRetryStrategy {
     #[inline]
     fn record_success(&self, token: RetryToken) {
         let _ = token;
+    }
+
+    /// Never asked by an executor (there is no retry); reads the failure's
+    /// own flags, as the default does.
+    #[inline]
+    fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
+        RetryKind::from_flags(failure.is_throttle(), failure.is_timeout())
+    }
+
+    /// `None`: no quota.
+    #[inline]
+    fn quota_left(&self) -> Option<u32> {
+        None
+    }
+
+    /// `None`: no rate limiter.
+    #[inline]
+    fn send_rate(&self) -> Option<f64> {
+        None
     }
 }
 

@@ -71,8 +71,9 @@
 //! ```
 
 use core::time::Duration;
-use std::fmt::Debug;
+use std::fmt::{self, Debug};
 
+use crate::classify::Verdict;
 use crate::{FailureInfo, RetryToken};
 
 /// A retry strategy, as the Smithy client guide defines it: it decides whether
@@ -185,6 +186,132 @@ pub trait RetryStrategy: Debug + Send + Sync {
         let _ = token;
         Ok(SendPermit::Granted)
     }
+
+    /// Why this strategy retries `failure`, for listeners and logs
+    /// ([`RetryEvent::kind`](crate::RetryEvent::kind)): it says nothing about
+    /// *whether* it is retried, only which kind of retry it is when it is.
+    ///
+    /// The default reads the failure's own flags:
+    /// [`is_throttle`](crate::RetryInfo::is_throttle) makes it a
+    /// [`Throttle`](RetryKind::Throttle), else
+    /// [`is_timeout`](crate::RetryInfo::is_timeout) a
+    /// [`Timeout`](RetryKind::Timeout), else it is
+    /// [`Transient`](RetryKind::Transient). Strategies with rules of their
+    /// own override it (the AWS modes count a throttling error code as a
+    /// throttle even without the flag).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::{NeverRetryStrategy, RetryKind, RetryStrategy, StandardRetryStrategy};
+    ///
+    /// let throttled = HttpErrorResponse::new(400).with_code("Throttling");
+    /// // Standard mode knows the AWS throttling codes.
+    /// assert_eq!(StandardRetryStrategy::new().retry_kind(&throttled), RetryKind::Throttle);
+    /// // The default reads only the failure's flags.
+    /// assert_eq!(NeverRetryStrategy.retry_kind(&throttled), RetryKind::Transient);
+    /// assert_eq!(NeverRetryStrategy.retry_kind(&throttled.with_throttle(true)), RetryKind::Throttle);
+    /// ```
+    fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
+        RetryKind::from_flags(failure.is_throttle(), failure.is_timeout())
+    }
+
+    /// The tokens left in the strategy's retry quota, now; `None` (the
+    /// default) for strategies without one. Read right after a retry, it is
+    /// what is left once that retry was paid for
+    /// ([`RetryEvent::quota_left`](crate::RetryEvent::quota_left)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{NeverRetryStrategy, RetryStrategy, StandardRetryStrategy};
+    ///
+    /// assert_eq!(StandardRetryStrategy::new().quota_left(), Some(500));
+    /// assert_eq!(NeverRetryStrategy.quota_left(), None);
+    /// ```
+    fn quota_left(&self) -> Option<u32> {
+        None
+    }
+
+    /// The rate, in requests per second, a client-side rate limiter holds
+    /// sends to now; `None` (the default) for strategies without one, and
+    /// while the limiter is off (adaptive mode before its first throttle: see
+    /// [`ClientRateLimiter::send_rate`](crate::rate_limiter::ClientRateLimiter::send_rate)).
+    /// May take a lock: it is read only when asked.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy};
+    ///
+    /// assert_eq!(AdaptiveRetryStrategy::new().send_rate(), None); // until the first throttle
+    /// ```
+    fn send_rate(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Why a strategy retries a failure: the kind of trouble the attempt ran
+/// into. [`RetryStrategy::retry_kind`] says it; listeners read it from
+/// [`RetryEvent::kind`](crate::RetryEvent::kind), and the `tracing` events
+/// (feature `tracing`) record it as `why` ([`as_str`](Self::as_str)).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::RetryKind;
+///
+/// assert_eq!(RetryKind::Throttle.as_str(), "throttle");
+/// assert_eq!(RetryKind::Timeout.to_string(), "timeout");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RetryKind {
+    /// The service throttled the request (a throttling error code or
+    /// status, or an error that says it is a throttle).
+    Throttle,
+    /// A transient failure: a transient error code or status, a transport
+    /// failure, an error modeled as retryable.
+    Transient,
+    /// The attempt timed out (and was not a throttle).
+    Timeout,
+}
+
+impl RetryKind {
+    /// `"throttle"`, `"transient"` or `"timeout"`: a label for logs and
+    /// metrics.
+    #[must_use]
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            Self::Throttle => "throttle",
+            Self::Transient => "transient",
+            Self::Timeout => "timeout",
+        }
+    }
+
+    /// A throttle first, then a timeout, else transient: the order in which
+    /// the AWS modes price a retry.
+    pub(crate) const fn from_flags(throttling: bool, timeout: bool) -> Self {
+        if throttling {
+            Self::Throttle
+        } else if timeout {
+            Self::Timeout
+        } else {
+            Self::Transient
+        }
+    }
+
+    /// The kind a classifier's verdict describes.
+    pub(crate) const fn of(verdict: Verdict) -> Self {
+        Self::from_flags(verdict.throttling, verdict.timeout)
+    }
+}
+
+impl fmt::Display for RetryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The answer of [`RetryStrategy::acquire_send_permit`]: send the attempt
@@ -249,6 +376,18 @@ macro_rules! forward_retry_strategy {
                 token: &mut RetryToken,
             ) -> Result<SendPermit, TokenAcquisitionFailed> {
                 S::acquire_send_permit(self, token)
+            }
+            #[inline]
+            fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
+                S::retry_kind(self, failure)
+            }
+            #[inline]
+            fn quota_left(&self) -> Option<u32> {
+                S::quota_left(self)
+            }
+            #[inline]
+            fn send_rate(&self) -> Option<f64> {
+                S::send_rate(self)
             }
         }
     )+};

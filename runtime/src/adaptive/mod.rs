@@ -10,8 +10,8 @@ use std::time::Instant;
 use crate::rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited};
 use crate::time::{Clock, SystemClock};
 use crate::{
-    FailureInfo, Partitions, RetryStrategy, RetryToken, SendPermit, StandardRetryStrategy,
-    TokenAcquisitionFailed,
+    FailureInfo, Partitions, RetryKind, RetryStrategy, RetryToken, SendPermit,
+    StandardRetryStrategy, TokenAcquisitionFailed,
 };
 
 /// The AWS *adaptive* retry mode: the standard mode, plus a client-side
@@ -337,6 +337,22 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
             Ok(()) => Ok(SendPermit::Granted),
             Err(limited) => Ok(SendPermit::Wait(whole_nanos_above(limited.wait_secs()))),
         }
+    }
+
+    /// The standard strategy's: its classifier's verdict.
+    fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
+        self.standard.retry_kind(failure)
+    }
+
+    /// The standard strategy's quota.
+    fn quota_left(&self) -> Option<u32> {
+        self.standard.quota_left()
+    }
+
+    /// The rate limiter's [send rate](ClientRateLimiter::send_rate): `None`
+    /// until the first throttle turns it on. Takes the limiter's lock once on.
+    fn send_rate(&self) -> Option<f64> {
+        self.limiter.send_rate()
     }
 }
 

@@ -7,8 +7,9 @@
 
 use crate::legacy::{LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder};
 use crate::{
-    AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryStrategy, RetryToken,
-    SendPermit, StandardRetryStrategy, StandardRetryStrategyBuilder, TokenAcquisitionFailed,
+    AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryKind, RetryStrategy,
+    RetryToken, SendPermit, StandardRetryStrategy, StandardRetryStrategyBuilder,
+    TokenAcquisitionFailed,
 };
 
 use super::{ResolvedRetryConfig, RetryMode};
@@ -101,6 +102,30 @@ impl RetryStrategy for ConfiguredRetryStrategy {
             Self::Legacy(strategy) => strategy.acquire_send_permit(token),
             Self::Standard(strategy) => strategy.acquire_send_permit(token),
             Self::Adaptive(strategy) => strategy.acquire_send_permit(token),
+        }
+    }
+
+    fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
+        match self {
+            Self::Legacy(strategy) => strategy.retry_kind(failure),
+            Self::Standard(strategy) => strategy.retry_kind(failure),
+            Self::Adaptive(strategy) => strategy.retry_kind(failure),
+        }
+    }
+
+    fn quota_left(&self) -> Option<u32> {
+        match self {
+            Self::Legacy(strategy) => strategy.quota_left(),
+            Self::Standard(strategy) => strategy.quota_left(),
+            Self::Adaptive(strategy) => strategy.quota_left(),
+        }
+    }
+
+    fn send_rate(&self) -> Option<f64> {
+        match self {
+            Self::Legacy(strategy) => strategy.send_rate(),
+            Self::Standard(strategy) => strategy.send_rate(),
+            Self::Adaptive(strategy) => strategy.send_rate(),
         }
     }
 }

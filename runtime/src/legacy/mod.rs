@@ -68,7 +68,8 @@ use botocore::{BOTOCORE_DYNAMODB_BASE_SECS, botocore_service_retry_rules};
 use crate::backoff::{draw, secs_to_duration};
 use crate::classify::Verdict;
 use crate::{
-    FailureInfo, RetrySafety, RetryStrategy, RetryToken, TokenAcquisitionFailed, TokenIssuer,
+    FailureInfo, RetryKind, RetrySafety, RetryStrategy, RetryToken, TokenAcquisitionFailed,
+    TokenIssuer,
     backoff::{RandomSource, ThreadRandom},
 };
 
@@ -562,6 +563,12 @@ impl RetryStrategy for LegacyRetryStrategy {
 
     /// Nothing to give back: legacy modes have no quota.
     fn record_success(&self, _token: RetryToken) {}
+
+    /// The preset's own verdict ([`classify`](Self::classify)): its
+    /// throttling codes and statuses count as throttles.
+    fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
+        RetryKind::of(self.classify(failure))
+    }
 }
 
 impl fmt::Debug for LegacyRetryStrategy {

@@ -16,8 +16,8 @@ pub use builder::StandardRetryStrategyBuilder;
 
 use crate::classify::{AwsErrorClassifier, Verdict};
 use crate::{
-    FailureInfo, Partitions, RetryQuota, RetryStrategy, RetryToken, TokenAcquisitionFailed,
-    TokenIssuer,
+    FailureInfo, Partitions, RetryKind, RetryQuota, RetryStrategy, RetryToken,
+    TokenAcquisitionFailed, TokenIssuer,
     backoff::{Backoff, RandomSource, RetryAfterPolicy},
 };
 
@@ -299,6 +299,18 @@ impl RetryStrategy for StandardRetryStrategy {
         if self.issuer().issued(&token) {
             self.refund(token.quota_cost());
         }
+    }
+
+    /// The [classifier's](Self::classifier) verdict: a throttling error code
+    /// is a throttle even when the failure does not say it is one. The same
+    /// verdict prices the retry ([`cost_of`](Self::cost_of)).
+    fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
+        RetryKind::of(self.settings.classifier.classify(failure))
+    }
+
+    /// What the [quota](Self::quota) has left.
+    fn quota_left(&self) -> Option<u32> {
+        Some(self.quota.available())
     }
 }
 
