@@ -66,6 +66,11 @@
 //! [`time`] (clocks and sleepers), [`backoff`] (formulas and random
 //! sources).
 //!
+//! Retries are observable: [`Retry::on_retry`], [`Retry::on_give_up`] or a
+//! [`RetryListener`] hear of each retry (the attempt, the delay, why:
+//! [`RetryKind`], the retry quota and adaptive send rate left) and of the
+//! give-up; with the feature `tracing` these are `tracing` events too.
+//!
 //! # The vocabulary
 //!
 //! A strategy never looks at concrete error types. It asks [`RetryInfo`]
@@ -87,6 +92,7 @@
 //! | `httpdate` | no | HTTP-date `Retry-After` values in [`classify::parse_retry_after`] and `#[retry_after] String` fields (without it a date is no hint) |
 //! | `http` | no | `rebound::http`: an `http::Response`'s status and headers as a failure (AWS error code, `Retry-After`, `x-amz-retry-after`); implies `httpdate` |
 //! | `reqwest` | no | `rebound::reqwest`: `send_with_retry` for a `reqwest::RequestBuilder`, and `reqwest::Error` classified; implies `http` |
+//! | `tracing` | no | one `tracing` event per retry and per give-up, target `"rebound"` (fields: see [`RetryListener`]) |
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

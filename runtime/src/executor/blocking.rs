@@ -115,7 +115,15 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
                 Action::Stop(reason) => {
                     let attempts = request.attempts_made();
                     let last = last_failure.as_ref();
-                    listen::stopped(classify, last, attempts, &reason, &self.listener);
+                    let strategy = *request.strategy();
+                    listen::stopped_with(
+                        strategy,
+                        classify,
+                        last,
+                        attempts,
+                        &reason,
+                        &self.listener,
+                    );
                     return Err(RetryError::stopped(last_failure, attempts, reason));
                 }
             };

@@ -1,10 +1,13 @@
 //! Observing a request's retries: a [`RetryListener`] hears of every retry
-//! (the failure, the attempt that failed, the delay before the next one) and
-//! of the give-up (why, after how many attempts). Metrics and logging build
-//! on it without wrapping the operation.
+//! (the failure, the attempt that failed, the delay before the next one, why
+//! it is retried, what the strategy has left) and of the give-up (why, after
+//! how many attempts). Metrics and logging build on it without wrapping the
+//! operation. With the feature `tracing`, the same moments are also
+//! `tracing` events (see [`RetryListener`] for their fields).
 //!
 //! The default listener does nothing and costs nothing: its calls are empty
-//! and inlined away.
+//! and inlined away, and an event computes what the strategy has left (its
+//! quota, its send rate) only when a listener asks.
 
 use core::time::Duration;
 
@@ -12,11 +15,16 @@ use super::StopReason;
 use super::classifier::Classify;
 use super::request::{Request, Step};
 use crate::time::Clock;
-use crate::{FailureInfo, RetryStrategy};
+use crate::{FailureInfo, RetryKind, RetryStrategy};
 
 /// An attempt failed and the strategy granted a retry.
+///
+/// [`kind`](Self::kind), [`quota_left`](Self::quota_left) and
+/// [`send_rate`](Self::send_rate) ask the strategy when called, not before:
+/// an event nobody reads costs nothing.
 #[derive(Clone, Copy)]
 pub struct RetryEvent<'a> {
+    strategy: &'a dyn RetryStrategy,
     failure: &'a dyn FailureInfo,
     attempt: u32,
     delay: Duration,
@@ -42,6 +50,34 @@ impl<'a> RetryEvent<'a> {
     pub const fn delay(&self) -> Duration {
         self.delay
     }
+
+    /// Why the strategy retries: a throttle, a transient failure or a
+    /// timeout, by the strategy's own rules
+    /// ([`RetryStrategy::retry_kind`]: the AWS modes count a throttling error
+    /// code as a throttle even when the failure does not flag itself as one).
+    #[must_use]
+    pub fn kind(&self) -> RetryKind {
+        self.strategy.retry_kind(self.failure)
+    }
+
+    /// The tokens left in the strategy's retry quota once this retry was paid
+    /// for (read when asked: other requests sharing the quota may have moved
+    /// it since); `None` for strategies without a quota (legacy modes,
+    /// [`NeverRetryStrategy`](crate::NeverRetryStrategy)).
+    /// See [`RetryStrategy::quota_left`].
+    #[must_use]
+    pub fn quota_left(&self) -> Option<u32> {
+        self.strategy.quota_left()
+    }
+
+    /// Adaptive mode's current client send rate, in requests per second,
+    /// when its rate limiter is on (after the first throttle); `None`
+    /// otherwise, and for strategies without a rate limiter. Takes the
+    /// limiter's lock. See [`RetryStrategy::send_rate`].
+    #[must_use]
+    pub fn send_rate(&self) -> Option<f64> {
+        self.strategy.send_rate()
+    }
 }
 
 impl core::fmt::Debug for RetryEvent<'_> {
@@ -49,6 +85,9 @@ impl core::fmt::Debug for RetryEvent<'_> {
         f.debug_struct("RetryEvent")
             .field("attempt", &self.attempt)
             .field("delay", &self.delay)
+            .field("kind", &self.kind())
+            .field("quota_left", &self.quota_left())
+            .field("send_rate", &self.send_rate())
             .field("retry_safety", &self.failure.retry_safety())
             .field("http_status", &self.failure.http_status())
             .field("error_code", &self.failure.error_code())
@@ -57,8 +96,13 @@ impl core::fmt::Debug for RetryEvent<'_> {
 }
 
 /// The request stops failing: no further attempt will be made.
+///
+/// [`quota_left`](Self::quota_left) and [`send_rate`](Self::send_rate) ask
+/// the strategy when called, not before.
 #[derive(Clone, Copy)]
 pub struct GiveUpEvent<'a> {
+    /// `None` only when told by a request loop that did not pass it.
+    strategy: Option<&'a dyn RetryStrategy>,
     failure: Option<&'a dyn FailureInfo>,
     attempts: u32,
     reason: &'a StopReason,
@@ -83,6 +127,22 @@ impl<'a> GiveUpEvent<'a> {
     pub const fn reason(&self) -> &'a StopReason {
         self.reason
     }
+
+    /// The tokens left in the strategy's retry quota once the request was
+    /// accounted for (read when asked); `None` for strategies without a
+    /// quota. See [`RetryStrategy::quota_left`].
+    #[must_use]
+    pub fn quota_left(&self) -> Option<u32> {
+        self.strategy.and_then(|strategy| strategy.quota_left())
+    }
+
+    /// Adaptive mode's current client send rate, in requests per second,
+    /// when its rate limiter is on; `None` otherwise. Takes the limiter's
+    /// lock. See [`RetryStrategy::send_rate`].
+    #[must_use]
+    pub fn send_rate(&self) -> Option<f64> {
+        self.strategy.and_then(|strategy| strategy.send_rate())
+    }
 }
 
 impl core::fmt::Debug for GiveUpEvent<'_> {
@@ -90,6 +150,9 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
         f.debug_struct("GiveUpEvent")
             .field("attempts", &self.attempts)
             .field("reason", &self.reason)
+            .field("quota_left", &self.quota_left())
+            .field("send_rate", &self.send_rate())
+            .field("http_status", &self.failure.and_then(|e| e.http_status()))
             .field("error_code", &self.failure.and_then(|e| e.error_code()))
             .finish_non_exhaustive()
     }
@@ -104,32 +167,83 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
 /// Called on the request's own task or thread, between attempts: keep it
 /// short (count, log, record).
 ///
+/// The events carry the attempt, the delay and the failure, and ask the
+/// strategy, only when called, why it retries ([`RetryEvent::kind`]) and
+/// what it has left: its retry quota ([`RetryEvent::quota_left`]) and, in
+/// adaptive mode, its client send rate ([`RetryEvent::send_rate`]). A
+/// listener that does not ask costs nothing.
+///
 /// # Examples
+///
+/// Metrics without `tracing`: count throttles and keep the lowest quota seen.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU32, Ordering};
-/// use rebound_runtime::{RetryEvent, RetryListener};
+/// use rebound_runtime::{RetryEvent, RetryKind, RetryListener};
 /// use rebound_runtime::{Retry, StandardRetryStrategy, time::ManualClock};
 ///
-/// #[derive(Debug, Default)]
-/// struct Throttles(AtomicU32);
+/// #[derive(Debug)]
+/// struct Metrics {
+///     throttles: AtomicU32,
+///     lowest_quota: AtomicU32,
+/// }
 ///
-/// impl RetryListener for Throttles {
+/// impl RetryListener for Metrics {
 ///     fn on_retry(&self, event: &RetryEvent<'_>) {
-///         if event.failure().http_status() == Some(429) {
-///             self.0.fetch_add(1, Ordering::Relaxed);
+///         // The strategy's rules: "Throttling" is a throttling code, whatever the status.
+///         if event.kind() == RetryKind::Throttle {
+///             self.throttles.fetch_add(1, Ordering::Relaxed);
+///         }
+///         if let Some(left) = event.quota_left() {
+///             self.lowest_quota.fetch_min(left, Ordering::Relaxed);
 ///         }
 ///     }
 /// }
 ///
 /// let strategy = StandardRetryStrategy::new();
-/// let throttles = Throttles::default();
-/// let retry = Retry::new(&strategy).sleeper(ManualClock::new()).listener(&throttles); // virtual time
-/// let busy = rebound_runtime::classify::HttpErrorResponse::new(429).with_code("Throttling");
+/// let metrics = Metrics { throttles: AtomicU32::new(0), lowest_quota: AtomicU32::new(u32::MAX) };
+/// let retry = Retry::new(&strategy).sleeper(ManualClock::new()).listener(&metrics); // virtual time
+/// let busy = rebound_runtime::classify::HttpErrorResponse::new(400).with_code("Throttling");
 /// let _ = retry.run(|attempt| if attempt < 3 { Err(busy.clone()) } else { Ok(()) });
-/// assert_eq!(throttles.0.load(Ordering::Relaxed), 2);
+/// assert_eq!(metrics.throttles.load(Ordering::Relaxed), 2);
+/// assert_eq!(metrics.lowest_quota.load(Ordering::Relaxed), 490); // two retries at 5 each
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # `tracing` events
+///
+/// With the feature `tracing`, the executors also emit one `tracing` event
+/// per retry and one per give-up, target `"rebound"`, whatever the listener.
+/// Without the feature no code is compiled for them; with it and no
+/// subscriber interested, none of the fields is computed (no lock taken).
+///
+/// | event | message | level |
+/// |---|---|---|
+/// | a retry | `"retrying"` | `DEBUG` |
+/// | the give-up | `"giving up"` | `WARN`; `DEBUG` when routine |
+///
+/// A give-up is *routine* when no retry was made and none could have been:
+/// the first attempt failed with an error that is not retryable
+/// ([`NotRetryable`](crate::TokenAcquisitionFailed::NotRetryable)), or the
+/// strategy allows a single attempt
+/// ([`NeverRetryStrategy`](crate::NeverRetryStrategy)). The caller handles
+/// that error exactly as it would without retries (a validation error, a
+/// "not found"), so warning about each would only be noise. Every other
+/// give-up means retries did not save the request or were withheld (attempts,
+/// quota, budget, rate limiter, a retry-after hint too long): a `WARN`, the
+/// signal that a dependency is struggling.
+///
+/// | field | events | value |
+/// |---|---|---|
+/// | `attempt` | retry | the failed attempt's number, from 1 ([`RetryEvent::attempt`]) |
+/// | `delay_ms` | retry | the backoff before the next attempt, in milliseconds (`f64`, [`RetryEvent::delay`]) |
+/// | `why` | retry | `"throttle"`, `"transient"` or `"timeout"` ([`RetryKind::as_str`] of [`RetryEvent::kind`]) |
+/// | `attempts` | give-up | attempts made ([`GiveUpEvent::attempts`]) |
+/// | `reason` | give-up | why no further attempt, as text (the [`Display`](std::fmt::Display) of [`StopReason`]) |
+/// | `quota_left` | both | the retry quota's tokens left; absent for strategies without a quota |
+/// | `send_rate` | both | adaptive mode's send rate, requests/s; absent while its rate limiter is off and for other strategies |
+/// | `http_status` | both | the (last) failure's HTTP status, when it has one |
+/// | `error_code` | both | the (last) failure's error code, when it has one |
 pub trait RetryListener {
     /// An attempt failed and the strategy granted a retry after
     /// [`RetryEvent::delay`]. A [budget](super::Retry::budget) too short for
@@ -206,7 +320,8 @@ where
     }
 }
 
-/// [`Request::failed`], told to `listener`: a retry or the give-up.
+/// [`Request::failed`], told to `listener` (and, with the feature `tracing`,
+/// as a `tracing` event): a retry or the give-up.
 pub(crate) fn failed<S, C, L>(
     request: Request<S, C>,
     failure: &dyn FailureInfo,
@@ -218,25 +333,76 @@ where
     C: Clock,
     L: RetryListener + ?Sized,
 {
-    let step = request.failed(failure);
-    match &step {
-        Step::Retry(next) => listener.on_retry(&RetryEvent {
-            failure,
-            attempt,
-            delay: next.due(),
-        }),
-        Step::Stop(_, reason) => listener.on_give_up(&GiveUpEvent {
-            failure: Some(failure),
-            attempts: attempt,
-            reason,
-        }),
+    match request.fail(failure) {
+        Ok(next) => {
+            tell_retry(
+                listener,
+                &RetryEvent {
+                    strategy: next.strategy(),
+                    failure,
+                    attempt,
+                    delay: next.due(),
+                },
+            );
+            Step::Retry(next)
+        }
+        Err(stopped) => {
+            tell_give_up(
+                listener,
+                &GiveUpEvent {
+                    strategy: Some(&stopped.strategy),
+                    failure: Some(failure),
+                    attempts: attempt,
+                    reason: &stopped.reason,
+                },
+            );
+            Step::Stop(stopped.sleep, stopped.reason)
+        }
     }
-    step
 }
 
-/// A request stopped before its next attempt: tells `listener`, with the
-/// last attempt's failure if there was one.
+/// A request stopped before its next attempt: tells `listener` (and
+/// `tracing`), with the last attempt's failure if there was one.
+///
+/// Without the strategy, the event's [`quota_left`](GiveUpEvent::quota_left)
+/// and [`send_rate`](GiveUpEvent::send_rate) are `None`: request loops that
+/// have it call [`stopped_with`].
+#[allow(
+    dead_code,
+    reason = "the executors call `stopped_with`; kept for request loops without the strategy at hand"
+)]
 pub(crate) fn stopped<E, L: RetryListener + ?Sized>(
+    classify: &impl Classify<E>,
+    last_failure: Option<&E>,
+    attempts: u32,
+    reason: &StopReason,
+    listener: &L,
+) {
+    give_up_before_attempt(None, classify, last_failure, attempts, reason, listener);
+}
+
+/// [`stopped`], with the strategy the request drew from, so that the
+/// give-up tells what it has left (its quota, its send rate).
+pub(crate) fn stopped_with<E, L: RetryListener + ?Sized>(
+    strategy: &dyn RetryStrategy,
+    classify: &impl Classify<E>,
+    last_failure: Option<&E>,
+    attempts: u32,
+    reason: &StopReason,
+    listener: &L,
+) {
+    give_up_before_attempt(
+        Some(strategy),
+        classify,
+        last_failure,
+        attempts,
+        reason,
+        listener,
+    );
+}
+
+fn give_up_before_attempt<E, L: RetryListener + ?Sized>(
+    strategy: Option<&dyn RetryStrategy>,
     classify: &impl Classify<E>,
     last_failure: Option<&E>,
     attempts: u32,
@@ -245,16 +411,104 @@ pub(crate) fn stopped<E, L: RetryListener + ?Sized>(
 ) {
     match last_failure {
         Some(last) => classify.with(last, |failure| {
-            listener.on_give_up(&GiveUpEvent {
-                failure: Some(failure),
+            tell_give_up(
+                listener,
+                &GiveUpEvent {
+                    strategy,
+                    failure: Some(failure),
+                    attempts,
+                    reason,
+                },
+            );
+        }),
+        None => tell_give_up(
+            listener,
+            &GiveUpEvent {
+                strategy,
+                failure: None,
                 attempts,
                 reason,
-            });
-        }),
-        None => listener.on_give_up(&GiveUpEvent {
-            failure: None,
-            attempts,
-            reason,
-        }),
+            },
+        ),
+    }
+}
+
+#[inline]
+fn tell_retry<L: RetryListener + ?Sized>(listener: &L, event: &RetryEvent<'_>) {
+    #[cfg(feature = "tracing")]
+    trace::retry(event);
+    listener.on_retry(event);
+}
+
+#[inline]
+fn tell_give_up<L: RetryListener + ?Sized>(listener: &L, event: &GiveUpEvent<'_>) {
+    #[cfg(feature = "tracing")]
+    trace::give_up(event);
+    listener.on_give_up(event);
+}
+
+/// The `tracing` events (feature `tracing`); their fields are listed in
+/// [`RetryListener`]'s documentation. Field values are computed only when a
+/// subscriber wants the event.
+#[cfg(feature = "tracing")]
+mod trace {
+    use super::{GiveUpEvent, RetryEvent, StopReason};
+    use crate::TokenAcquisitionFailed;
+
+    /// The target of every event.
+    pub(super) const TARGET: &str = "rebound";
+
+    pub(super) fn retry(event: &RetryEvent<'_>) {
+        tracing::debug!(
+            target: TARGET,
+            attempt = event.attempt(),
+            delay_ms = event.delay().as_secs_f64() * 1e3,
+            why = event.kind().as_str(),
+            quota_left = event.quota_left(),
+            send_rate = event.send_rate(),
+            http_status = event.failure().http_status(),
+            error_code = event.failure().error_code(),
+            "retrying",
+        );
+    }
+
+    pub(super) fn give_up(event: &GiveUpEvent<'_>) {
+        macro_rules! give_up_at {
+            ($level:ident) => {
+                tracing::$level!(
+                    target: TARGET,
+                    attempts = event.attempts(),
+                    reason = %event.reason(),
+                    quota_left = event.quota_left(),
+                    send_rate = event.send_rate(),
+                    http_status = event.failure().and_then(|failure| failure.http_status()),
+                    error_code = event.failure().and_then(|failure| failure.error_code()),
+                    "giving up",
+                )
+            };
+        }
+        if is_routine(event.attempts(), event.reason()) {
+            give_up_at!(debug);
+        } else {
+            give_up_at!(warn);
+        }
+    }
+
+    /// Whether a give-up is routine (logged at `DEBUG`, not `WARN`): no
+    /// retry was made and none could have been, because the first attempt's
+    /// failure is not retryable or the strategy allows a single attempt. The
+    /// caller handles that error as it would without retries.
+    pub(super) fn is_routine(attempts: u32, reason: &StopReason) -> bool {
+        attempts <= 1
+            && matches!(
+                reason,
+                StopReason::Strategy(
+                    TokenAcquisitionFailed::NotRetryable { .. }
+                        | TokenAcquisitionFailed::AttemptsExhausted {
+                            max_attempts: ..=1,
+                            ..
+                        }
+                )
+            )
     }
 }

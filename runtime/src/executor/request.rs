@@ -128,9 +128,28 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
         }
     }
 
+    /// The strategy the request draws its tokens from.
+    pub(crate) const fn strategy(&self) -> &S {
+        &self.strategy
+    }
+
     /// The attempt failed with `failure`: refresh the token; the retry's
     /// delay becomes due before the next attempt.
+    #[allow(
+        dead_code,
+        reason = "the executors go through `fail` (via `listen::failed`); kept for other request loops"
+    )]
     pub(crate) fn failed(self, failure: &dyn FailureInfo) -> Step<Self> {
+        match self.fail(failure) {
+            Ok(next) => Step::Retry(next),
+            Err(stopped) => Step::Stop(stopped.sleep, stopped.reason),
+        }
+    }
+
+    /// [`failed`](Self::failed), keeping the strategy when the request
+    /// stops, so that the give-up can be told with what the strategy has
+    /// left (its quota, its send rate) after accounting for it.
+    pub(crate) fn fail(self, failure: &dyn FailureInfo) -> Result<Self, Stopped<S>> {
         let Self {
             strategy,
             clock,
@@ -142,11 +161,15 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
         let token = match tracking {
             Tracking::Token(token) => token,
             Tracking::Untracked(why) => {
-                return Step::Stop(None, StopReason::NoInitialToken(why));
+                return Err(Stopped {
+                    strategy,
+                    sleep: None,
+                    reason: StopReason::NoInitialToken(why),
+                });
             }
         };
         match strategy.refresh_retry_token(token, failure) {
-            Ok(next) => Step::Retry(Self {
+            Ok(next) => Ok(Self {
                 strategy,
                 clock,
                 budget,
@@ -163,13 +186,23 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
                         Some((elapsed, budget)) => delay.min(budget.saturating_sub(elapsed)),
                         None => delay,
                     });
-                Step::Stop(
-                    sleep.filter(|delay| !delay.is_zero()),
-                    StopReason::Strategy(why),
-                )
+                Err(Stopped {
+                    strategy,
+                    sleep: sleep.filter(|delay| !delay.is_zero()),
+                    reason: StopReason::Strategy(why),
+                })
             }
         }
     }
+}
+
+/// A request that stopped after a failed attempt ([`Request::fail`]): what
+/// [`Step::Stop`] says, and the strategy it drew from.
+pub(crate) struct Stopped<S> {
+    pub(crate) strategy: S,
+    /// Sleep this long (if any), then return the failure.
+    pub(crate) sleep: Option<Duration>,
+    pub(crate) reason: StopReason,
 }
 
 /// Time spent so far and the budget, if there is one.
