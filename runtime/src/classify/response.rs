@@ -8,7 +8,7 @@ use core::fmt;
 use core::time::Duration;
 use std::borrow::Cow;
 
-use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+use crate::{Classified, ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
 /// An error response that matched none of the operation's modeled errors:
 /// only its status, error code and retry-after header are known.
@@ -100,6 +100,41 @@ impl fmt::Display for HttpErrorResponse {
 }
 
 impl std::error::Error for HttpErrorResponse {}
+
+/// Everything the response says about itself, as a [`Classified`]: its
+/// status, code, retry-after hint and throttle flag, with
+/// [`RetrySafety::Maybe`]. For classifiers that return one type for error
+/// responses and other failures alike.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use rebound_runtime::classify::HttpErrorResponse;
+/// use rebound_runtime::{Classified, ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+///
+/// let response = HttpErrorResponse::new(503)
+///     .with_code("SlowDown")
+///     .with_retry_after(Some(Duration::from_secs(1)));
+/// let classified = Classified::from(response);
+/// assert_eq!(classified.retry_safety(), RetrySafety::Maybe);
+/// assert_eq!(classified.http_status(), Some(503));
+/// assert_eq!(classified.fault(), ErrorFault::Server);
+/// assert_eq!(classified.error_code(), Some("SlowDown"));
+/// assert_eq!(classified.retry_after(), Some(Duration::from_secs(1)));
+/// ```
+impl From<HttpErrorResponse> for Classified {
+    fn from(response: HttpErrorResponse) -> Self {
+        let classified = Self::new(RetrySafety::Maybe)
+            .with_status(response.status)
+            .with_throttle(response.throttle)
+            .with_retry_after(response.retry_after);
+        match response.code {
+            Some(code) => classified.with_code(code),
+            None => classified,
+        }
+    }
+}
 
 impl RetryInfo for HttpErrorResponse {
     #[inline]

@@ -53,10 +53,22 @@ pub enum StopReason {
         /// The wait that would not end within the budget.
         next_delay: Duration,
     },
-    /// The request could not be copied for a second attempt (its body is a
-    /// stream, say), so it was sent once, without the strategy: HTTP
-    /// integrations such as `reqwest::RequestBuilderExt` say so.
-    NotReplayable,
+    /// The request could not be cloned (its body is a stream, say), so the
+    /// attempt made was the last. A tower `RetryService` (feature `tower`)
+    /// finds out when the strategy grants a retry and its `CloneRequest`
+    /// policy gives no copy: the granted retry is abandoned, as one the
+    /// budget refuses is. reqwest's `send_with_retry` (feature `reqwest`)
+    /// knows before sending, and sends such a request once without asking
+    /// the strategy.
+    RequestNotClonable,
+    /// The service failed while getting ready for an attempt: a tower
+    /// `RetryService` (feature `tower`) got an error from its inner
+    /// service's `poll_ready`. That error is the
+    /// [`last_error`](RetryError::last_error) (no attempt's failure, so it
+    /// comes with the attempts made before it, 0 when the service was not
+    /// ready for the first one), and the service is not asked again: a tower
+    /// service that fails to get ready is done.
+    ServiceNotReady,
 }
 
 impl StopReason {
@@ -66,7 +78,7 @@ impl StopReason {
     pub const fn strategy(&self) -> Option<&TokenAcquisitionFailed> {
         match self {
             Self::Strategy(why) | Self::NoInitialToken(why) => Some(why),
-            Self::BudgetExhausted { .. } | Self::NotReplayable => None,
+            Self::BudgetExhausted { .. } | Self::RequestNotClonable | Self::ServiceNotReady => None,
         }
     }
 
@@ -96,9 +108,8 @@ impl fmt::Display for StopReason {
                 "the next attempt, {next_delay:?} from now, would not start within the \
                  {budget:?} budget ({elapsed:?} spent)"
             ),
-            Self::NotReplayable => {
-                f.write_str("the request cannot be copied for another attempt, so it was sent once")
-            }
+            Self::RequestNotClonable => f.write_str("the request could not be cloned for a retry"),
+            Self::ServiceNotReady => f.write_str("the service failed to get ready for an attempt"),
         }
     }
 }
@@ -108,8 +119,11 @@ impl fmt::Display for StopReason {
 ///
 /// A request can stop before its first attempt — the total-time budget runs
 /// out during the initial wait, or a fail-fast rate limiter refuses the send —
-/// so the failure is an `Option`: `None` exactly when no attempt was made
-/// ([`attempts`](Self::attempts) is 0).
+/// so the failure is an `Option`: `None` when no attempt was made
+/// ([`attempts`](Self::attempts) is 0). The one error that is no attempt's
+/// failure is a tower service's failure to get ready
+/// ([`StopReason::ServiceNotReady`]): it comes with the attempts made before
+/// it, 0 included.
 ///
 /// The [`Display`](fmt::Display) text names the attempt count, the reason
 /// and the last failure, so a plain `{err}` in a log line says everything.
@@ -196,7 +210,9 @@ impl<E> RetryError<E> {
         }
     }
 
-    /// The last attempt's failure; `None` when no attempt was made.
+    /// The last attempt's failure (or, with
+    /// [`StopReason::ServiceNotReady`], the service's error); `None` when no
+    /// attempt was made.
     #[must_use]
     pub const fn last_error(&self) -> Option<&E> {
         self.last_error.as_ref()

@@ -57,7 +57,7 @@ mod sealed {
 /// A request the builder cannot build (a bad URL) fails at once and is not
 /// retried. **A request whose body cannot be cloned (a stream) is sent
 /// once, without retries and without consulting the strategy**; its error
-/// carries [`StopReason::NotReplayable`].
+/// carries [`StopReason::RequestNotClonable`].
 ///
 /// The future is [`Send`] when the executor's sleeper, clock and listener
 /// are [`Sync`] and the sleeper's future is `Send` (true of
@@ -292,5 +292,5 @@ async fn send_once(
     client
         .execute(request)
         .await
-        .map_err(|error| RetryError::new(error, 1, StopReason::NotReplayable))
+        .map_err(|error| RetryError::new(error, 1, StopReason::RequestNotClonable))
 }

@@ -4,7 +4,7 @@
 use core::time::Duration;
 use std::borrow::Cow;
 
-use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety, TransportFailure};
+use crate::{ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, TransportFailure};
 
 /// The answers a strategy asks about a failure, as plain data: what a
 /// classifier closure returns for an error type that does not implement
@@ -128,6 +128,37 @@ impl Classified {
 }
 
 impl Classified {
+    /// Everything `failure` says about itself, as owned data: its
+    /// [`RetryInfo`] verdicts and [`ErrorInfo`] facts (the error code is
+    /// copied). For keeping what a borrowed failure said after the failure
+    /// itself is gone, e.g. in a classifier that must return an owned value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{Classified, ErrorFault, ErrorInfo, FailureInfo, RetryInfo};
+    ///
+    /// let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+    /// let failure: &dyn FailureInfo = &reset;
+    /// let copy = Classified::from_failure(failure);
+    /// assert_eq!(copy.retry_safety(), reset.retry_safety());
+    /// assert_eq!(copy.transport_failure(), reset.transport_failure());
+    /// assert_eq!(copy.fault(), ErrorFault::Other);
+    /// ```
+    #[must_use]
+    pub fn from_failure<F: FailureInfo + ?Sized>(failure: &F) -> Self {
+        Self {
+            safety: failure.retry_safety(),
+            throttle: failure.is_throttle(),
+            timeout: failure.is_timeout(),
+            retry_after: failure.retry_after(),
+            fault: Some(failure.fault()),
+            status: failure.http_status(),
+            code: failure.error_code().map(|code| Cow::Owned(code.to_owned())),
+            transport: failure.transport_failure(),
+        }
+    }
+
     /// The failure as `failure` says it is: its retry safety, throttle,
     /// timeout, hint and transport failure, e.g.
     /// `Classified::from(TransportFailure::ReadTimeout)`.
