@@ -93,6 +93,8 @@ mod standard;
 mod strategy;
 pub mod time;
 mod token;
+#[cfg(feature = "tower")]
+pub mod tower;
 mod vocabulary;
 pub mod waiter;
 

@@ -1,0 +1,77 @@
+//! [`CloneRequest`]: how a [`RetryService`](super::RetryService) gets a copy
+//! of a request for each attempt, and [`ByClone`], the default.
+
+/// Makes a copy of a request to send again: a retry needs a request of its
+/// own, since sending one consumes it.
+///
+/// **A request that cannot be cloned (`None`) is sent once, with no
+/// retries.** The strategy is still asked for the initial token and told
+/// the outcome; a retry it grants is abandoned (with
+/// [`StopReason::RequestNotClonable`](crate::StopReason::RequestNotClonable)).
+///
+/// Implemented by [`ByClone`] (the default, for `Clone` requests) and by
+/// closures `Fn(&Req) -> Option<Req>`, for requests that can only sometimes
+/// be cloned: an `http::Request<B>` is `Clone` only when its body is, and a
+/// streaming body cannot be replayed at all (reqwest's `Request::try_clone`
+/// returns an `Option` for that reason, and fits as
+/// `|request: &reqwest::Request| request.try_clone()`).
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::tower::{ByClone, CloneRequest};
+///
+/// assert_eq!(ByClone.clone_request(&"GET /"), Some("GET /"));
+///
+/// // A request whose body is a one-shot stream cannot be sent again.
+/// enum Body {
+///     Bytes(Vec<u8>),
+///     Stream,
+/// }
+/// let replayable = |body: &Body| match body {
+///     Body::Bytes(bytes) => Some(Body::Bytes(bytes.clone())),
+///     Body::Stream => None,
+/// };
+/// assert!(replayable.clone_request(&Body::Bytes(b"{}".to_vec())).is_some());
+/// assert!(replayable.clone_request(&Body::Stream).is_none());
+/// ```
+pub trait CloneRequest<Req> {
+    /// A copy of `request` to send, or `None` when it cannot be copied.
+    fn clone_request(&self, request: &Req) -> Option<Req>;
+}
+
+/// The default [`CloneRequest`] policy: every request is copied with
+/// [`Clone`], so every request can be retried.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::tower::{ByClone, CloneRequest};
+///
+/// #[derive(Clone, Debug, PartialEq)]
+/// struct GetItem {
+///     id: u64,
+/// }
+///
+/// let request = GetItem { id: 7 };
+/// assert_eq!(ByClone.clone_request(&request), Some(GetItem { id: 7 }));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ByClone;
+
+impl<Req: Clone> CloneRequest<Req> for ByClone {
+    #[inline]
+    fn clone_request(&self, request: &Req) -> Option<Req> {
+        Some(request.clone())
+    }
+}
+
+impl<Req, F> CloneRequest<Req> for F
+where
+    F: Fn(&Req) -> Option<Req>,
+{
+    #[inline]
+    fn clone_request(&self, request: &Req) -> Option<Req> {
+        self(request)
+    }
+}
