@@ -115,7 +115,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
                 Action::Stop(reason) => {
                     let attempts = request.attempts_made();
                     let last = last_failure.as_ref();
-                    let strategy = *request.strategy();
+                    let strategy: Option<&dyn crate::RetryStrategy> = Some(*request.strategy());
                     listen::stopped_with(
                         strategy,
                         classify,

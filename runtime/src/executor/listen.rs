@@ -362,43 +362,18 @@ where
 }
 
 /// A request stopped before its next attempt: tells `listener` (and
-/// `tracing`), with the last attempt's failure if there was one.
-///
-/// Without the strategy, the event's [`quota_left`](GiveUpEvent::quota_left)
-/// and [`send_rate`](GiveUpEvent::send_rate) are `None`: request loops that
-/// have it call [`stopped_with`].
-#[allow(
-    dead_code,
-    reason = "the executors call `stopped_with`; kept for request loops without the strategy at hand"
-)]
-pub(crate) fn stopped<E, L: RetryListener + ?Sized>(
-    classify: &impl Classify<E>,
-    last_failure: Option<&E>,
-    attempts: u32,
-    reason: &StopReason,
-    listener: &L,
-) {
-    give_up_before_attempt(None, classify, last_failure, attempts, reason, listener);
-}
-
-/// [`stopped`], with the strategy the request drew from, so that the
-/// give-up tells what it has left (its quota, its send rate).
+/// `tracing`), with the last attempt's failure if there was one, and the
+/// strategy the request drew from, so that the give-up tells what it has
+/// left (its quota, its send rate; `None` without the strategy).
 pub(crate) fn stopped_with<E, L: RetryListener + ?Sized>(
-    strategy: &dyn RetryStrategy,
+    strategy: Option<&dyn RetryStrategy>,
     classify: &impl Classify<E>,
     last_failure: Option<&E>,
     attempts: u32,
     reason: &StopReason,
     listener: &L,
 ) {
-    give_up_before_attempt(
-        Some(strategy),
-        classify,
-        last_failure,
-        attempts,
-        reason,
-        listener,
-    );
+    give_up_before_attempt(strategy, classify, last_failure, attempts, reason, listener);
 }
 
 fn give_up_before_attempt<E, L: RetryListener + ?Sized>(

@@ -133,20 +133,8 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
         &self.strategy
     }
 
-    /// The attempt failed with `failure`: refresh the token; the retry's
-    /// delay becomes due before the next attempt.
-    #[allow(
-        dead_code,
-        reason = "the executors go through `fail` (via `listen::failed`); kept for other request loops"
-    )]
-    pub(crate) fn failed(self, failure: &dyn FailureInfo) -> Step<Self> {
-        match self.fail(failure) {
-            Ok(next) => Step::Retry(next),
-            Err(stopped) => Step::Stop(stopped.sleep, stopped.reason),
-        }
-    }
-
-    /// [`failed`](Self::failed), keeping the strategy when the request
+    /// The attempt failed with `failure`: refresh the token (the retry's
+    /// delay becomes due before the next attempt), keeping the strategy when the request
     /// stops, so that the give-up can be told with what the strategy has
     /// left (its quota, its send rate) after accounting for it.
     pub(crate) fn fail(self, failure: &dyn FailureInfo) -> Result<Self, Stopped<S>> {

@@ -219,10 +219,12 @@ where
                         }
                         Action::Stop(reason) => {
                             let attempts = request.attempts_made();
-                            *this.request = None;
+                            let request = this.request.take();
+                            let strategy = request.as_ref().map(strategy_of);
                             this.state.set(State::Done);
                             let last = this.last.take();
-                            return Poll::Ready(stop(last, attempts, reason, &*this.listener));
+                            let listener = &*this.listener;
+                            return Poll::Ready(stop(strategy, last, attempts, reason, listener));
                         }
                     }
                 }
@@ -238,14 +240,15 @@ where
                             let last = this.last.take();
                             let last_failure = last.as_ref().map(|(_, failure)| failure);
                             let listener = &*this.listener;
-                            listen::stopped(
+                            let request = this.request.take();
+                            listen::stopped_with(
+                                request.as_ref().map(strategy_of),
                                 &ByVerdict,
                                 last_failure,
                                 attempts_made,
                                 &reason,
                                 listener,
                             );
-                            *this.request = None;
                             this.state.set(State::Done);
                             return Poll::Ready(Err(RetryError::new(error, attempts_made, reason)));
                         }
@@ -253,10 +256,12 @@ where
                     }
                     let Some(request) = next_request(this.template, &*this.clone_request) else {
                         // Not reached: a request sent itself is not retried.
-                        *this.request = None;
+                        let request = this.request.take();
                         this.state.set(State::Done);
                         let (last, reason) = (this.last.take(), StopReason::RequestNotClonable);
-                        return Poll::Ready(stop(last, attempts_made, reason, &*this.listener));
+                        let (strategy, listener) =
+                            (request.as_ref().map(strategy_of), &*this.listener);
+                        return Poll::Ready(stop(strategy, last, attempts_made, reason, listener));
                     };
                     // The previous attempt's outcome is no longer the last.
                     *this.last = None;
@@ -289,11 +294,19 @@ where
                             *this.last = Some((result, failure));
                             this.state.set(State::Deciding);
                         }
-                        Step::Retry(_abandoned) => {
+                        Step::Retry(abandoned) => {
                             // The request was sent itself: there is no copy
                             // left to retry with.
                             let reason = StopReason::RequestNotClonable;
-                            listen::stopped(&ByVerdict, Some(&failure), attempt, &reason, listener);
+                            let strategy = Some(strategy_of(&abandoned));
+                            listen::stopped_with(
+                                strategy,
+                                &ByVerdict,
+                                Some(&failure),
+                                attempt,
+                                &reason,
+                                listener,
+                            );
                             this.state.set(State::Done);
                             return Poll::Ready(outcome(result, attempt, reason));
                         }
@@ -354,6 +367,7 @@ fn outcome<Res, E>(
 /// The request stopped before attempt `attempts + 1`: tells the listener,
 /// and returns the last attempt's outcome, if there was one.
 fn stop<Res, E, F, L>(
+    strategy: Option<&dyn RetryStrategy>,
     last: Option<(Result<Res, E>, LastFailure<F>)>,
     attempts: u32,
     reason: StopReason,
@@ -364,7 +378,14 @@ where
     L: RetryListener + ?Sized,
 {
     let last_failure = last.as_ref().map(|(_, failure)| failure);
-    listen::stopped(&ByVerdict, last_failure, attempts, &reason, listener);
+    listen::stopped_with(
+        strategy,
+        &ByVerdict,
+        last_failure,
+        attempts,
+        &reason,
+        listener,
+    );
     match last {
         Some((result, _)) => outcome(result, attempts, reason),
         None => Err(RetryError::stopped(None, attempts, reason)),
@@ -405,4 +426,9 @@ where
             .field("listener", &std::any::type_name::<L>())
             .finish()
     }
+}
+
+/// The request loop's strategy, as the listener helpers take it.
+fn strategy_of<St: RetryStrategy, C: Clock>(request: &Request<St, C>) -> &dyn RetryStrategy {
+    request.strategy()
 }
