@@ -10,6 +10,10 @@
 //!   the AWS error code, `Retry-After`, `x-amz-retry-after`), a failed send
 //!   from the error, and the request is cloned for each retry.
 //! - [`classify_response`] is the classification alone, for your own loop.
+//! - With the `tower` feature too, `reqwest::Client` (a tower `Service`)
+//!   goes under `tower::RetryLayer`, with
+//!   [`ResponseClassifier`](crate::http::ResponseClassifier) as the
+//!   classifier and `TryClone` to copy requests.
 //!
 //! | `reqwest::Error` | as | retried |
 //! |---|---|---|
@@ -45,5 +49,9 @@
 
 mod error;
 mod send;
+#[cfg(feature = "tower")]
+mod tower;
 
 pub use send::{RequestBuilderExt, classify_response};
+#[cfg(feature = "tower")]
+pub use tower::TryClone;
