@@ -91,6 +91,7 @@
 //! | `tokio` | no | [`TokioSleeper`](time::TokioSleeper) and [`TokioClock`](time::TokioClock) for the async executor and waiter |
 //! | `httpdate` | no | HTTP-date `Retry-After` values in [`classify::parse_retry_after`] and `#[retry_after] String` fields (without it a date is no hint) |
 //! | `http` | no | `rebound::http`: an `http::Response`'s status and headers as a failure (AWS error code, `Retry-After`, `x-amz-retry-after`); implies `httpdate` |
+//! | `tower` | no | `rebound::tower`: `RetryLayer` / `RetryService`, retrying any tower `Service` with any strategy |
 //! | `reqwest` | no | `rebound::reqwest`: `send_with_retry` for a `reqwest::RequestBuilder`, and `reqwest::Error` classified; implies `http` |
 //! | `tracing` | no | one `tracing` event per retry and per give-up, target `"rebound"` (fields: see [`RetryListener`]) |
 #![forbid(unsafe_code)]
