@@ -273,6 +273,20 @@ impl<L: RetryListener + ?Sized> RetryListener for &L {
     }
 }
 
+/// A shared listener: one metrics sink for many executors or tower layers
+/// (whose futures must own their listener).
+impl<L: RetryListener + ?Sized> RetryListener for std::sync::Arc<L> {
+    #[inline]
+    fn on_retry(&self, event: &RetryEvent<'_>) {
+        L::on_retry(self, event);
+    }
+
+    #[inline]
+    fn on_give_up(&self, event: &GiveUpEvent<'_>) {
+        L::on_give_up(self, event);
+    }
+}
+
 /// The listener made of [`Retry::on_retry`](super::Retry::on_retry) and
 /// [`Retry::on_give_up`](super::Retry::on_give_up) closures; [`NoHook`] for
 /// each not set. The default listener is `Hooks<NoHook, NoHook>`: nothing.
