@@ -279,7 +279,6 @@ async fn two_hundred_callers_with_a_1_ms_service_time_pay_for_the_start() {
         "the first wave: {:?}",
         per_second[0]
     );
-    assert!(first_20.0 < 0.9 && first_20.1 > 0.1, "20 s: {first_20:?}");
     assert!(
         after_5.0 >= 0.9 && after_5.1 < 0.02,
         "after 5 s: {after_5:?}"
