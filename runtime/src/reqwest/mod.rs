@@ -1,6 +1,6 @@
 //! reqwest, retried with AWS semantics (feature `reqwest`).
 //!
-//! - [`reqwest::Error`](::reqwest::Error) speaks the vocabulary: it
+//! - [`reqwest::Error`] speaks the vocabulary: it
 //!   implements [`RetryInfo`](crate::RetryInfo) and
 //!   [`ErrorInfo`](crate::ErrorInfo), so the executors retry it as the AWS
 //!   SDKs retry the same failure (table below).
