@@ -221,9 +221,11 @@ impl SharedClock {
 
     /// Sleeps until at least `secs`: moves the clock there unless it is past.
     fn sleep_until(&self, secs: f64) -> f64 {
-        // Round up so that the clock really reaches `secs`.
+        // Round up, and one nanosecond more: `ns / 1e9` may land an ulp
+        // below `secs`, and a limiter asked at that instant wants a wait too
+        // small to move the clock, so a caller would ask forever.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let ns = (secs * 1e9).ceil() as u64;
+        let ns = (secs * 1e9).ceil() as u64 + 1;
         to_secs(self.0.fetch_max(ns, Ordering::Relaxed).max(ns))
     }
 }
@@ -246,7 +248,11 @@ fn concurrent_use_keeps_invariants() {
             scope.spawn(move || {
                 for i in 0..500u32 {
                     let mut now = clock.tick(3_000_000);
+                    let mut asked = 0;
                     while let Err(limited) = limiter.try_acquire(now) {
+                        asked += 1;
+                        // A failure, not a hang, if a caller is never served.
+                        assert!(asked < 100_000, "no token at {now}: {limited:?}");
                         now = clock.sleep_until(now + limited.wait_secs());
                     }
                     let now = clock.tick(1_000_000);
