@@ -1,0 +1,18 @@
+//! `rebound-sim`: deterministic discrete-event simulations (virtual time,
+//! seeded) that drive rebound's real [`Backoff`](rebound_runtime::backoff::Backoff)
+//! values against simulated services.
+//!
+//! Implemented: [`occ`], the optimistic-concurrency contention experiment of
+//! the AWS Architecture Blog post "Exponential Backoff And Jitter", with the
+//! model of its public simulator. Tables and CSV are in [`report`], SVG plots
+//! in [`plot`], the command line in [`cli`].
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod cli;
+pub mod event_queue;
+pub mod occ;
+pub mod plot;
+pub mod report;
+pub mod rng;

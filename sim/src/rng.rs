@@ -1,0 +1,31 @@
+//! Seeds and draws for the simulations, all on rebound's own
+//! [`SeededRandom`], so a seed fixes every draw.
+
+use rebound_runtime::backoff::{RandomSource, SeededRandom};
+
+/// SplitMix64's finaliser: mixes words into an independent seed, so every
+/// trial (and every stream in it) gets its own reproducible generator.
+#[must_use]
+pub fn mix(words: &[u64]) -> u64 {
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    for &word in words {
+        state ^= word;
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        state = z ^ (z >> 31);
+    }
+    state
+}
+
+/// A draw from `Normal(mean, sd)` by the Box–Muller transform on two
+/// uniform draws of `random`.
+#[must_use]
+pub fn normal(random: &SeededRandom, mean: f64, sd: f64) -> f64 {
+    // 1 - u is in (0, 1], so the logarithm is finite.
+    let u1 = 1.0 - random.unit();
+    let u2 = random.unit();
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    mean + sd * z
+}
