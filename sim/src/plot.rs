@@ -15,8 +15,46 @@ const COLOURS: [RGBColor; 5] = [
     RGBColor(0x7f, 0x7f, 0x7f),
 ];
 
+/// Draws one chart on `$root` with y coordinates `$y`, one line per
+/// algorithm. A macro because the linear and logarithmic charts have
+/// different coordinate types.
+macro_rules! draw_lines {
+    ($root:expr, $title:expr, $y_label:expr, $x_max:expr, $y:expr, $rows:expr, $value:expr) => {{
+        let mut chart = ChartBuilder::on($root)
+            .caption($title, ("sans-serif", 22))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..$x_max, $y)?;
+        chart
+            .configure_mesh()
+            .x_desc("clients")
+            .y_desc($y_label)
+            .draw()?;
+        for (algorithm, colour) in Algorithm::ALL.into_iter().zip(COLOURS) {
+            let points: Vec<(f64, f64)> = $rows
+                .iter()
+                .filter(|r| r.algorithm == algorithm)
+                .map(|r| (r.clients as f64, $value(r)))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(points, colour.stroke_width(2)))?
+                .label(algorithm.name())
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+    }};
+}
+
 /// One SVG: `value(row)` against the number of clients, one line per
-/// algorithm.
+/// algorithm; the y axis logarithmic if `log_y`.
 ///
 /// # Errors
 ///
@@ -26,40 +64,33 @@ pub fn line_plot(
     title: &str,
     y_label: &str,
     rows: &[Row],
+    log_y: bool,
     value: impl Fn(&Row) -> f64,
 ) -> Result<(), Box<dyn Error>> {
     let x_max = rows.iter().map(|r| r.clients).max().unwrap_or(1) as f64;
     let y_max = rows.iter().map(&value).fold(0.0_f64, f64::max).max(1.0) * 1.05;
     let root = SVGBackend::new(path, (900, 600)).into_drawing_area();
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
-    chart
-        .configure_mesh()
-        .x_desc("clients")
-        .y_desc(y_label)
-        .draw()?;
-    for (algorithm, colour) in Algorithm::ALL.into_iter().zip(COLOURS) {
-        let points: Vec<(f64, f64)> = rows
+    if log_y {
+        let y_min = rows
             .iter()
-            .filter(|r| r.algorithm == algorithm)
-            .map(|r| (r.clients as f64, value(r)))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(points, colour.stroke_width(2)))?
-            .label(algorithm.name())
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+            .map(&value)
+            .filter(|v| *v > 0.0)
+            .fold(f64::INFINITY, f64::min)
+            .min(y_max)
+            * 0.9;
+        draw_lines!(
+            &root,
+            title,
+            y_label,
+            x_max,
+            (y_min..y_max).log_scale(),
+            rows,
+            &value
+        );
+    } else {
+        draw_lines!(&root, title, y_label, x_max, 0.0..y_max, rows, &value);
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
     root.present()?;
     Ok(())
 }
@@ -77,14 +108,16 @@ pub fn occ_plots(dir: &Path, rows: &[Row]) -> Result<Vec<std::path::PathBuf>, Bo
         "OCC contention: mean calls",
         "mean calls (writes)",
         rows,
-        |r| r.mean_calls,
+        false,
+        |r: &Row| r.mean_calls,
     )?;
     line_plot(
         &time,
         "OCC contention: mean completion time",
-        "mean time (ms)",
+        "mean time (ms, log scale)",
         rows,
-        |r| r.mean_time_ms,
+        true,
+        |r: &Row| r.mean_time_ms,
     )?;
     Ok(vec![calls, time])
 }
