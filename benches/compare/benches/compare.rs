@@ -69,6 +69,44 @@ fn on_threads(c: &mut Criterion, group: &str, name: &str, f: impl Fn() + Sync) {
     g.finish();
 }
 
+/// [`on_threads`] for a caller that keeps state of its own between requests
+/// (made by `make`, once per thread, before the clock starts).
+fn on_threads_with<St>(
+    c: &mut Criterion,
+    group: &str,
+    name: &str,
+    make: impl Fn() -> St + Sync,
+    f: impl Fn(&mut St) + Sync,
+) {
+    let mut g = c.benchmark_group(group);
+    g.bench_function(format!("{name}/1 thread"), |b| {
+        let mut state = make();
+        b.iter(|| f(&mut state));
+    });
+    g.bench_function(format!("{name}/2 threads"), |b| {
+        b.iter_custom(|iters| {
+            let barrier = Barrier::new(2);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..2)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let mut state = make();
+                            barrier.wait();
+                            let start = Instant::now();
+                            for _ in 0..iters {
+                                f(&mut state);
+                            }
+                            start.elapsed()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).max().unwrap()
+            })
+        });
+    });
+    g.finish();
+}
+
 // ---------------------------------------------------------------- aws-smithy-runtime
 
 /// A real classifier: a failed attempt is a transient error, a success says
@@ -145,6 +183,39 @@ impl Aws {
         }
         black_box(&ctx);
     }
+
+    /// A caller's config bag and interceptor context, built once and reused by
+    /// [`request_reusing`](Self::request_reusing).
+    fn caller_state(&self) -> (ConfigBag, InterceptorContext) {
+        let mut cfg = ConfigBag::base();
+        cfg.push_shared_layer(self.client_layer.clone());
+        (cfg, InterceptorContext::new(Input::doesnt_matter()))
+    }
+
+    /// [`request`](Self::request) without building the bag and the context:
+    /// only the strategy's calls and the per-attempt state they read (the
+    /// attempt count, the outcome). A lower bound for aws-smithy-runtime: its
+    /// orchestrator does build both per operation.
+    fn request_reusing(&self, (cfg, ctx): &mut (ConfigBag, InterceptorContext), failures: u32) {
+        let first = self
+            .strategy
+            .should_attempt_initial_request(&self.components, cfg)
+            .unwrap();
+        assert!(!matches!(first, ShouldAttempt::No));
+        for attempt in 1..=failures + 1 {
+            cfg.interceptor_state().store_put(RequestAttempts::new(attempt));
+            if attempt <= failures {
+                ctx.set_output_or_error(Err(OrchestratorError::other("503")));
+            } else {
+                ctx.set_output_or_error(Ok(Output::doesnt_matter()));
+            }
+            let next = self
+                .strategy
+                .should_attempt_retry(ctx, &self.components, cfg)
+                .unwrap();
+            assert_eq!(matches!(next, ShouldAttempt::No), attempt > failures);
+        }
+    }
 }
 
 // ---------------------------------------------------------------- groups
@@ -167,6 +238,9 @@ fn standard_success(c: &mut Criterion) {
     });
     let aws = Aws::new(RetryConfig::standard(), "bench-standard-success");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(0));
+    on_threads_with(c, group, "aws-smithy-runtime, bag+context reused", || aws.caller_state(), |st| {
+        aws.request_reusing(st, 0);
+    });
     let budget = TpsBudget::default();
     on_threads(c, group, "tower TpsBudget deposit", || budget.deposit());
 }
@@ -179,6 +253,9 @@ fn standard_one_failure(c: &mut Criterion) {
     });
     let aws = Aws::new(RetryConfig::standard(), "bench-standard-failure");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(1));
+    on_threads_with(c, group, "aws-smithy-runtime, bag+context reused", || aws.caller_state(), |st| {
+        aws.request_reusing(st, 1);
+    });
     let budget = TpsBudget::default();
     on_threads(c, group, "tower TpsBudget withdraw+deposit", || {
         black_box(budget.withdraw());
@@ -195,6 +272,9 @@ fn adaptive(c: &mut Criterion) {
     assert!(!rebound.rate_limiter().is_enabled());
     let aws = Aws::new(RetryConfig::adaptive(), "bench-adaptive-success");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(0));
+    on_threads_with(c, group, "aws-smithy-runtime, bag+context reused", || aws.caller_state(), |st| {
+        aws.request_reusing(st, 0);
+    });
 
     // After a throttle turned the limiter on: a virtual clock moves 1 ms per
     // request, and every wait the limiter asks for is "slept" by moving it on.
