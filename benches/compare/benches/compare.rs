@@ -160,11 +160,16 @@ impl Aws {
     /// bag, the outcome in the context, `should_attempt_retry`. `failures`
     /// failed attempts (`OrchestratorError::other`), then a success.
     fn request(&self, failures: u32) {
+        self.request_with(&self.strategy, failures);
+    }
+
+    /// [`request`](Self::request) through `strategy` (sharing the client's
+    /// token bucket): see [`standard_one_failure`] for why.
+    fn request_with(&self, strategy: &AwsStandard, failures: u32) {
         let mut cfg = ConfigBag::base();
         cfg.push_shared_layer(self.client_layer.clone());
         let mut ctx = InterceptorContext::new(Input::doesnt_matter());
-        let first = self
-            .strategy
+        let first = strategy
             .should_attempt_initial_request(&self.components, &cfg)
             .unwrap();
         assert!(!matches!(first, ShouldAttempt::No));
@@ -175,8 +180,7 @@ impl Aws {
             } else {
                 ctx.set_output_or_error(Ok(Output::doesnt_matter()));
             }
-            let next = self
-                .strategy
+            let next = strategy
                 .should_attempt_retry(&ctx, &self.components, &cfg)
                 .unwrap();
             assert_eq!(matches!(next, ShouldAttempt::No), attempt > failures);
@@ -186,19 +190,24 @@ impl Aws {
 
     /// A caller's config bag and interceptor context, built once and reused by
     /// [`request_reusing`](Self::request_reusing).
-    fn caller_state(&self) -> (ConfigBag, InterceptorContext) {
+    /// With a strategy of its own (sharing the client's token bucket): see
+    /// [`standard_one_failure`] for why.
+    fn caller_state(&self) -> (AwsStandard, ConfigBag, InterceptorContext) {
         let mut cfg = ConfigBag::base();
         cfg.push_shared_layer(self.client_layer.clone());
-        (cfg, InterceptorContext::new(Input::doesnt_matter()))
+        (AwsStandard::new(), cfg, InterceptorContext::new(Input::doesnt_matter()))
     }
 
     /// [`request`](Self::request) without building the bag and the context:
     /// only the strategy's calls and the per-attempt state they read (the
     /// attempt count, the outcome). A lower bound for aws-smithy-runtime: its
     /// orchestrator does build both per operation.
-    fn request_reusing(&self, (cfg, ctx): &mut (ConfigBag, InterceptorContext), failures: u32) {
-        let first = self
-            .strategy
+    fn request_reusing(
+        &self,
+        (strategy, cfg, ctx): &mut (AwsStandard, ConfigBag, InterceptorContext),
+        failures: u32,
+    ) {
+        let first = strategy
             .should_attempt_initial_request(&self.components, cfg)
             .unwrap();
         assert!(!matches!(first, ShouldAttempt::No));
@@ -209,8 +218,7 @@ impl Aws {
             } else {
                 ctx.set_output_or_error(Ok(Output::doesnt_matter()));
             }
-            let next = self
-                .strategy
+            let next = strategy
                 .should_attempt_retry(ctx, &self.components, cfg)
                 .unwrap();
             assert_eq!(matches!(next, ShouldAttempt::No), attempt > failures);
@@ -245,6 +253,14 @@ fn standard_success(c: &mut Criterion) {
     on_threads(c, group, "tower TpsBudget deposit", || budget.deposit());
 }
 
+/// aws-smithy-runtime's `StandardRetryStrategy` keeps the retry permit of
+/// "the" request in one `Mutex<Option<OwnedSemaphorePermit>>` of the
+/// strategy: two threads retrying through one strategy replace (and forget)
+/// each other's permits, so the shared token bucket drains for good and
+/// retries stop (`ShouldAttempt::No`) within a second of this benchmark. So
+/// here each aws caller thread has a strategy of its own over the one shared
+/// token bucket (the client's config layer), which keeps the work per request
+/// the same; rebound's two threads share one strategy.
 fn standard_one_failure(c: &mut Criterion) {
     let group = "standard: one failure then success";
     let rebound = StandardRetryStrategy::new();
@@ -252,7 +268,9 @@ fn standard_one_failure(c: &mut Criterion) {
         black_box(request(&rebound, 1, &HandUnavailable, &mut |_| {}));
     });
     let aws = Aws::new(RetryConfig::standard(), "bench-standard-failure");
-    on_threads(c, group, "aws-smithy-runtime", || aws.request(1));
+    on_threads_with(c, group, "aws-smithy-runtime", AwsStandard::new, |strategy| {
+        aws.request_with(strategy, 1);
+    });
     on_threads_with(c, group, "aws-smithy-runtime, bag+context reused", || aws.caller_state(), |st| {
         aws.request_reusing(st, 1);
     });
