@@ -41,6 +41,10 @@ for th in ("1 thread", "2 threads"):
     ratio((F, f"aws-smithy-runtime/{th}"), (F, f"rebound/{th}"), f"one failure then success: aws-smithy-runtime / rebound, {th}")
     ratio((A, f"aws-smithy-runtime/{th}"), (A, f"rebound/{th}"), f"adaptive success (limiter off): aws-smithy-runtime / rebound, {th}")
     ratio((A, f"rebound/{th}"), (S, f"rebound/{th}"), f"adaptive success (limiter off) / standard success, rebound, {th}")
+    R = "aws-smithy-runtime, bag+context reused"
+    ratio((S, f"{R}/{th}"), (S, f"rebound/{th}"), f"standard success: aws-smithy-runtime (bag+context reused) / rebound, {th}")
+    ratio((F, f"{R}/{th}"), (F, f"rebound/{th}"), f"one failure then success: aws-smithy-runtime (bag+context reused) / rebound, {th}")
+    ratio((A, f"{R}/{th}"), (A, f"rebound/{th}"), f"adaptive success (limiter off): aws-smithy-runtime (bag+context reused) / rebound, {th}")
 C = "classification"
 ratio((C, "derive(RetryInfo): classify"), (C, "hand-written RetryInfo: classify"), "classify: derive / hand-written")
 ratio((C, "derive(RetryInfo): one failure then success"), (C, "hand-written RetryInfo: one failure then success"), "one failure then success: derive / hand-written")
