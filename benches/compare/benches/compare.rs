@@ -11,8 +11,8 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -56,7 +56,11 @@ fn two_threads(iters: u64, f: &(impl Fn() + Sync)) -> Duration {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).max().unwrap()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .max()
+            .unwrap()
     })
 }
 
@@ -100,7 +104,11 @@ fn on_threads_with<St>(
                         })
                     })
                     .collect();
-                handles.into_iter().map(|h| h.join().unwrap()).max().unwrap()
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap())
+                    .max()
+                    .unwrap()
             })
         });
     });
@@ -174,7 +182,8 @@ impl Aws {
             .unwrap();
         assert!(!matches!(first, ShouldAttempt::No));
         for attempt in 1..=failures + 1 {
-            cfg.interceptor_state().store_put(RequestAttempts::new(attempt));
+            cfg.interceptor_state()
+                .store_put(RequestAttempts::new(attempt));
             if attempt <= failures {
                 ctx.set_output_or_error(Err(OrchestratorError::other("503")));
             } else {
@@ -195,7 +204,11 @@ impl Aws {
     fn caller_state(&self) -> (AwsStandard, ConfigBag, InterceptorContext) {
         let mut cfg = ConfigBag::base();
         cfg.push_shared_layer(self.client_layer.clone());
-        (AwsStandard::new(), cfg, InterceptorContext::new(Input::doesnt_matter()))
+        (
+            AwsStandard::new(),
+            cfg,
+            InterceptorContext::new(Input::doesnt_matter()),
+        )
     }
 
     /// [`request`](Self::request) without building the bag and the context:
@@ -212,7 +225,8 @@ impl Aws {
             .unwrap();
         assert!(!matches!(first, ShouldAttempt::No));
         for attempt in 1..=failures + 1 {
-            cfg.interceptor_state().store_put(RequestAttempts::new(attempt));
+            cfg.interceptor_state()
+                .store_put(RequestAttempts::new(attempt));
             if attempt <= failures {
                 ctx.set_output_or_error(Err(OrchestratorError::other("503")));
             } else {
@@ -246,9 +260,15 @@ fn standard_success(c: &mut Criterion) {
     });
     let aws = Aws::new(RetryConfig::standard(), "bench-standard-success");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(0));
-    on_threads_with(c, group, "aws-smithy-runtime, bag+context reused", || aws.caller_state(), |st| {
-        aws.request_reusing(st, 0);
-    });
+    on_threads_with(
+        c,
+        group,
+        "aws-smithy-runtime, bag+context reused",
+        || aws.caller_state(),
+        |st| {
+            aws.request_reusing(st, 0);
+        },
+    );
     let budget = TpsBudget::default();
     on_threads(c, group, "tower TpsBudget deposit", || budget.deposit());
 }
@@ -268,12 +288,24 @@ fn standard_one_failure(c: &mut Criterion) {
         black_box(request(&rebound, 1, &HandUnavailable, &mut |_| {}));
     });
     let aws = Aws::new(RetryConfig::standard(), "bench-standard-failure");
-    on_threads_with(c, group, "aws-smithy-runtime", AwsStandard::new, |strategy| {
-        aws.request_with(strategy, 1);
-    });
-    on_threads_with(c, group, "aws-smithy-runtime, bag+context reused", || aws.caller_state(), |st| {
-        aws.request_reusing(st, 1);
-    });
+    on_threads_with(
+        c,
+        group,
+        "aws-smithy-runtime",
+        AwsStandard::new,
+        |strategy| {
+            aws.request_with(strategy, 1);
+        },
+    );
+    on_threads_with(
+        c,
+        group,
+        "aws-smithy-runtime, bag+context reused",
+        || aws.caller_state(),
+        |st| {
+            aws.request_reusing(st, 1);
+        },
+    );
     let budget = TpsBudget::default();
     on_threads(c, group, "tower TpsBudget withdraw+deposit", || {
         black_box(budget.withdraw());
@@ -290,9 +322,15 @@ fn adaptive(c: &mut Criterion) {
     assert!(!rebound.rate_limiter().is_enabled());
     let aws = Aws::new(RetryConfig::adaptive(), "bench-adaptive-success");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(0));
-    on_threads_with(c, group, "aws-smithy-runtime, bag+context reused", || aws.caller_state(), |st| {
-        aws.request_reusing(st, 0);
-    });
+    on_threads_with(
+        c,
+        group,
+        "aws-smithy-runtime, bag+context reused",
+        || aws.caller_state(),
+        |st| {
+            aws.request_reusing(st, 0);
+        },
+    );
 
     // After a throttle turned the limiter on: a virtual clock moves 1 ms per
     // request, and every wait the limiter asks for is "slept" by moving it on.
@@ -307,7 +345,9 @@ fn adaptive(c: &mut Criterion) {
     assert!(rebound.rate_limiter().is_enabled());
     on_threads(c, group, "rebound (virtual clock +1 ms/request)", || {
         clock.advance(Duration::from_millis(1));
-        black_box(request(&rebound, 0, &Throttled, &mut |wait| clock.advance(wait)));
+        black_box(request(&rebound, 0, &Throttled, &mut |wait| {
+            clock.advance(wait)
+        }));
     });
 }
 
@@ -322,10 +362,24 @@ fn classification(c: &mut Criterion) {
         b.iter(|| black_box(classifier.classify(black_box(&DerivedUnavailable))));
     });
     g.bench_function("hand-written RetryInfo: one failure then success", |b| {
-        b.iter(|| black_box(request(&strategy, 1, black_box(&HandUnavailable), &mut |_| {})));
+        b.iter(|| {
+            black_box(request(
+                &strategy,
+                1,
+                black_box(&HandUnavailable),
+                &mut |_| {},
+            ))
+        });
     });
     g.bench_function("derive(RetryInfo): one failure then success", |b| {
-        b.iter(|| black_box(request(&strategy, 1, black_box(&DerivedUnavailable), &mut |_| {})));
+        b.iter(|| {
+            black_box(request(
+                &strategy,
+                1,
+                black_box(&DerivedUnavailable),
+                &mut |_| {},
+            ))
+        });
     });
     g.finish();
 }
@@ -349,7 +403,11 @@ fn executor(c: &mut Criterion) {
     g.bench_function("Retry::run: one failure then success", |b| {
         b.iter(|| {
             black_box(retry.run(|attempt| {
-                if attempt < 2 { Err(HandUnavailable) } else { Ok(attempt) }
+                if attempt < 2 {
+                    Err(HandUnavailable)
+                } else {
+                    Ok(attempt)
+                }
             }))
         });
     });

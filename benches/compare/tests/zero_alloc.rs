@@ -72,19 +72,28 @@ fn the_counter_sees_an_allocation() {
 #[test]
 fn standard_success_does_not_allocate() {
     let strategy = StandardRetryStrategy::new();
-    assert_eq!(allocations_per_1000(|| assert_eq!(success(&strategy), 1)), 0);
+    assert_eq!(
+        allocations_per_1000(|| assert_eq!(success(&strategy), 1)),
+        0
+    );
 }
 
 #[test]
 fn standard_failure_then_success_does_not_allocate() {
     let strategy = StandardRetryStrategy::new();
     assert_eq!(
-        allocations_per_1000(|| assert_eq!(request(&strategy, 1, &HandUnavailable, &mut |_| {}), 2)),
+        allocations_per_1000(|| assert_eq!(
+            request(&strategy, 1, &HandUnavailable, &mut |_| {}),
+            2
+        )),
         0,
         "hand-written classification"
     );
     assert_eq!(
-        allocations_per_1000(|| assert_eq!(request(&strategy, 1, &DerivedUnavailable, &mut |_| {}), 2)),
+        allocations_per_1000(|| assert_eq!(
+            request(&strategy, 1, &DerivedUnavailable, &mut |_| {}),
+            2
+        )),
         0,
         "derive(RetryInfo) classification"
     );
@@ -93,9 +102,16 @@ fn standard_failure_then_success_does_not_allocate() {
 #[test]
 fn adaptive_with_the_limiter_off_does_not_allocate() {
     let strategy = AdaptiveRetryStrategy::new();
-    assert_eq!(allocations_per_1000(|| assert_eq!(success(&strategy), 1)), 0, "success");
     assert_eq!(
-        allocations_per_1000(|| assert_eq!(request(&strategy, 1, &HandUnavailable, &mut |_| {}), 2)),
+        allocations_per_1000(|| assert_eq!(success(&strategy), 1)),
+        0,
+        "success"
+    );
+    assert_eq!(
+        allocations_per_1000(|| assert_eq!(
+            request(&strategy, 1, &HandUnavailable, &mut |_| {}),
+            2
+        )),
         0,
         "failure then success"
     );
@@ -137,7 +153,13 @@ fn the_blocking_executor_does_not_allocate() {
     let retry = Retry::new(&strategy).sleeper(|_: Duration| {});
     assert_eq!(
         allocations_per_1000(|| {
-            let out = retry.run(|attempt| if attempt < 2 { Err(HandUnavailable) } else { Ok(attempt) });
+            let out = retry.run(|attempt| {
+                if attempt < 2 {
+                    Err(HandUnavailable)
+                } else {
+                    Ok(attempt)
+                }
+            });
             assert_eq!(out.unwrap(), 2);
         }),
         0
