@@ -29,6 +29,8 @@ macro_rules! draw_lines {
         chart
             .configure_mesh()
             .x_desc("clients")
+            .x_label_formatter(&|clients: &f64| format!("{clients:.0}"))
+            .y_label_formatter(&|value: &f64| format!("{value:.0}"))
             .y_desc($y_label)
             .draw()?;
         for (algorithm, colour) in Algorithm::ALL.into_iter().zip(COLOURS) {
