@@ -12,31 +12,12 @@ use std::time::{Duration, SystemTime};
 use rebound::backoff::RetryAfterPolicy;
 use rebound::http::ResponseClassifier;
 use rebound::reqwest::RequestBuilderExt as _;
-use rebound::time::AsyncSleeper;
 use rebound::{
     ErrorInfo as _, Retry, RetryBehavior, StandardRetryStrategy, StopReason,
     TokenAcquisitionFailed, TransportFailure,
 };
 use support::scripted_server::{Reply, Server};
-
-/// An async sleeper that records each wait and returns at once.
-#[derive(Debug, Clone, Default)]
-struct Slept(Arc<Mutex<Vec<Duration>>>);
-
-impl Slept {
-    fn waits(&self) -> Vec<Duration> {
-        self.0.lock().unwrap().clone()
-    }
-}
-
-impl AsyncSleeper for Slept {
-    type Sleep = std::future::Ready<()>;
-
-    fn sleep(&self, delay: Duration) -> Self::Sleep {
-        self.0.lock().unwrap().push(delay);
-        std::future::ready(())
-    }
-}
+use support::slept::Slept;
 
 /// Standard mode with the jitter pinned at one half: backoffs are exact.
 fn standard(behavior: RetryBehavior) -> StandardRetryStrategy {

@@ -17,30 +17,11 @@ use hyper_util::rt::TokioExecutor;
 use rebound::backoff::RetryAfterPolicy;
 use rebound::http::ResponseClassifier;
 use rebound::reqwest::TryClone;
-use rebound::time::AsyncSleeper;
 use rebound::tower::RetryLayer;
 use rebound::{Classified, ErrorInfo as _, RetryBehavior, StandardRetryStrategy, TransportFailure};
 use support::scripted_server::{Reply, Server};
+use support::slept::Slept;
 use tower::{Layer as _, ServiceExt as _};
-
-/// An async sleeper that records each wait and returns at once.
-#[derive(Debug, Clone, Default)]
-struct Slept(Arc<Mutex<Vec<Duration>>>);
-
-impl Slept {
-    fn waits(&self) -> Vec<Duration> {
-        self.0.lock().unwrap().clone()
-    }
-}
-
-impl AsyncSleeper for Slept {
-    type Sleep = std::future::Ready<()>;
-
-    fn sleep(&self, delay: Duration) -> Self::Sleep {
-        self.0.lock().unwrap().push(delay);
-        std::future::ready(())
-    }
-}
 
 fn standard(behavior: RetryBehavior) -> StandardRetryStrategy {
     StandardRetryStrategy::builder()
@@ -168,6 +149,19 @@ fn hyper_get(url: &str) -> HyperRequest {
         .unwrap()
 }
 
+type HyperResult = Result<http::Response<hyper::body::Incoming>, hyper_util::client::legacy::Error>;
+
+/// A hyper-util result: an error response by its status and headers, an
+/// error as [`hyper_failure`] says.
+fn classify_hyper(result: &HyperResult) -> Option<Classified> {
+    match result {
+        Ok(response) => ResponseClassifier::new()
+            .classify_response(response)
+            .map(Classified::from),
+        Err(error) => Some(hyper_failure(error)),
+    }
+}
+
 /// hyper-util's errors do not speak the vocabulary: say what they are.
 fn hyper_failure(error: &hyper_util::client::legacy::Error) -> Classified {
     if error.is_connect() {
@@ -186,21 +180,8 @@ async fn hyper_util_under_the_layer_retries_error_responses() {
     ])
     .await;
     let hyper = HyperClient::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
-    let classifier = ResponseClassifier::new();
     let slept = Slept::default();
-    let layer = RetryLayer::new(
-        standard(RetryBehavior::V2_1),
-        slept.clone(),
-        move |result: &Result<
-            http::Response<hyper::body::Incoming>,
-            hyper_util::client::legacy::Error,
-        >| {
-            match result {
-                Ok(response) => classifier.classify_response(response).map(Classified::from),
-                Err(error) => Some(hyper_failure(error)),
-            }
-        },
-    );
+    let layer = RetryLayer::new(standard(RetryBehavior::V2_1), slept.clone(), classify_hyper);
     let client = layer.layer(hyper);
 
     let response = client.oneshot(hyper_get(&server.url)).await.unwrap();
@@ -260,22 +241,9 @@ async fn hyper_util_reading_the_whole_body_retries_a_connection_dropped_mid_resp
 async fn hyper_util_under_the_layer_returns_a_permanent_400_after_one_attempt() {
     let server = Server::start(vec![Reply::status(400), Reply::ok("never")]).await;
     let hyper = HyperClient::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
-    let classifier = ResponseClassifier::new();
     let slept = Slept::default();
-    let client = RetryLayer::new(
-        standard(RetryBehavior::V2_0),
-        slept.clone(),
-        move |result: &Result<
-            http::Response<hyper::body::Incoming>,
-            hyper_util::client::legacy::Error,
-        >| {
-            match result {
-                Ok(response) => classifier.classify_response(response).map(Classified::from),
-                Err(error) => Some(hyper_failure(error)),
-            }
-        },
-    )
-    .layer(hyper);
+    let client =
+        RetryLayer::new(standard(RetryBehavior::V2_0), slept.clone(), classify_hyper).layer(hyper);
 
     let response = client.oneshot(hyper_get(&server.url)).await.unwrap();
 

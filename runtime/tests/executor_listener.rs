@@ -2,8 +2,10 @@
 //! and async alike, whatever ends the request; the events say why each retry
 //! is made and what the strategy has left, asking it only when read.
 
+mod common;
+
+use common::counting::Counting;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use rebound_runtime::classify::HttpErrorResponse;
@@ -408,48 +410,9 @@ fn by_default_the_kind_is_the_failures_own_flags_and_nothing_is_left() {
     assert_eq!(Plain::default().retry_kind(&io), RetryKind::Timeout);
 }
 
-/// Standard mode, counting how often the events ask it for a kind, a quota
-/// or a send rate.
-#[derive(Debug)]
-struct Counting {
-    inner: StandardRetryStrategy,
-    asked: AtomicU32,
-}
-
-impl RetryStrategy for Counting {
-    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-        self.inner.acquire_initial_token()
-    }
-    fn refresh_retry_token(
-        &self,
-        token: RetryToken,
-        failure: &dyn FailureInfo,
-    ) -> Result<RetryToken, TokenAcquisitionFailed> {
-        self.inner.refresh_retry_token(token, failure)
-    }
-    fn record_success(&self, token: RetryToken) {
-        self.inner.record_success(token);
-    }
-    fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
-        self.asked.fetch_add(1, Ordering::Relaxed);
-        self.inner.retry_kind(failure)
-    }
-    fn quota_left(&self) -> Option<u32> {
-        self.asked.fetch_add(1, Ordering::Relaxed);
-        self.inner.quota_left()
-    }
-    fn send_rate(&self) -> Option<f64> {
-        self.asked.fetch_add(1, Ordering::Relaxed);
-        self.inner.send_rate()
-    }
-}
-
 #[test]
 fn events_ask_the_strategy_only_when_read() {
-    let strategy = Counting {
-        inner: strategy(),
-        asked: AtomicU32::new(0),
-    };
+    let strategy = Counting::new(strategy());
     let busy = HttpErrorResponse::new(503);
     // No listener, and listeners that do not ask: the strategy is not asked.
     let _ = Retry::new(&strategy)
@@ -460,7 +423,7 @@ fn events_ask_the_strategy_only_when_read() {
         .on_retry(|event| assert!(event.attempt() > 0))
         .on_give_up(|event| assert_eq!(event.attempts(), 3))
         .run(|_| Err::<(), _>(busy.clone()));
-    assert_eq!(strategy.asked.load(Ordering::Relaxed), 0);
+    assert_eq!(strategy.asked(), 0);
     // Each read asks once.
     let _ = Retry::new(&strategy)
         .sleeper(|_| {})
@@ -471,7 +434,7 @@ fn events_ask_the_strategy_only_when_read() {
             let _ = event.send_rate();
         })
         .run(|_| Err::<(), _>(busy.clone()));
-    assert_eq!(strategy.asked.load(Ordering::Relaxed), 2 * 2 + 1);
+    assert_eq!(strategy.asked(), 2 * 2 + 1);
 }
 
 #[test]

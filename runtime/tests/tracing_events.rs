@@ -3,9 +3,11 @@
 //! are computed only for events a subscriber wants.
 #![cfg(feature = "tracing")]
 
+mod common;
+
+use common::counting::Counting;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,8 +15,7 @@ use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{
-    AdaptiveRetryStrategy, FailureInfo, Retry, RetryKind, RetryStrategy, RetryToken,
-    StandardRetryStrategy, TokenAcquisitionFailed,
+    AdaptiveRetryStrategy, FailureInfo, Retry, RetryStrategy, StandardRetryStrategy,
 };
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Metadata, Subscriber, span};
@@ -418,48 +419,9 @@ fn legacy_modes_have_no_quota_field() {
     assert_eq!(retries[0].f64("send_rate"), None);
 }
 
-/// Standard mode, counting how often it is asked for a kind, a quota or a
-/// send rate.
-#[derive(Debug)]
-struct Counting {
-    inner: StandardRetryStrategy,
-    asked: AtomicU32,
-}
-
-impl RetryStrategy for Counting {
-    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-        self.inner.acquire_initial_token()
-    }
-    fn refresh_retry_token(
-        &self,
-        token: RetryToken,
-        failure: &dyn FailureInfo,
-    ) -> Result<RetryToken, TokenAcquisitionFailed> {
-        self.inner.refresh_retry_token(token, failure)
-    }
-    fn record_success(&self, token: RetryToken) {
-        self.inner.record_success(token);
-    }
-    fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
-        self.asked.fetch_add(1, Ordering::Relaxed);
-        self.inner.retry_kind(failure)
-    }
-    fn quota_left(&self) -> Option<u32> {
-        self.asked.fetch_add(1, Ordering::Relaxed);
-        self.inner.quota_left()
-    }
-    fn send_rate(&self) -> Option<f64> {
-        self.asked.fetch_add(1, Ordering::Relaxed);
-        self.inner.send_rate()
-    }
-}
-
 #[test]
 fn fields_are_computed_only_for_events_the_subscriber_wants() {
-    let strategy = Counting {
-        inner: standard(),
-        asked: AtomicU32::new(0),
-    };
+    let strategy = Counting::new(standard());
     let busy = HttpErrorResponse::new(503);
     let retry = Retry::new(&strategy).sleeper(|_| {});
     // `WARN` and above: the retries are filtered out, the give-up is not.
@@ -473,7 +435,7 @@ fn fields_are_computed_only_for_events_the_subscriber_wants() {
     assert_eq!(events[0].message(), "giving up");
     // The give-up asked for the quota and the send rate; the filtered
     // retries asked nothing.
-    assert_eq!(strategy.asked.load(Ordering::Relaxed), 2);
+    assert_eq!(strategy.asked(), 2);
 
     // Nothing wanted: nothing asked.
     let capture = Capture::up_to(Level::ERROR);
@@ -481,7 +443,7 @@ fn fields_are_computed_only_for_events_the_subscriber_wants() {
         retry.run(|_| Err::<(), _>(busy.clone()))
     });
     assert!(capture.take().is_empty());
-    assert_eq!(strategy.asked.load(Ordering::Relaxed), 2);
+    assert_eq!(strategy.asked(), 2);
 }
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {

@@ -2,3 +2,5 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod scripted_server;
+#[cfg(feature = "tokio")]
+pub mod slept;

@@ -154,18 +154,15 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
                 }
                 Action::Send(attempt) => attempt,
                 Action::Stop(reason) => {
-                    let attempts = request.attempts_made();
-                    let last = last_failure.as_ref();
-                    let strategy: Option<&dyn crate::RetryStrategy> = Some(*request.strategy());
-                    listen::stopped_with(
-                        strategy,
+                    let listener = &self.listener;
+                    let why = listen::stop_before_attempt(
+                        &request,
                         classify,
-                        last,
-                        attempts,
-                        &reason,
-                        &self.listener,
+                        last_failure,
+                        reason,
+                        listener,
                     );
-                    return Err(RetryError::stopped(last_failure, attempts, reason));
+                    return Err(why);
                 }
             };
             match op(attempt).await {

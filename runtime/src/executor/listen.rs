@@ -390,6 +390,34 @@ pub(crate) fn stopped_with<E, L: RetryListener + ?Sized>(
     give_up_before_attempt(strategy, classify, last_failure, attempts, reason, listener);
 }
 
+/// The executors' request stopped before attempt `attempts_made() + 1`:
+/// tells `listener` (with the strategy's quota and send rate) and gives the
+/// error to return, holding the last attempt's failure if there was one.
+pub(crate) fn stop_before_attempt<S, C, E, L>(
+    request: &Request<S, C>,
+    classify: &impl Classify<E>,
+    last_failure: Option<E>,
+    reason: StopReason,
+    listener: &L,
+) -> super::RetryError<E>
+where
+    S: RetryStrategy,
+    C: Clock,
+    L: RetryListener + ?Sized,
+{
+    let attempts = request.attempts_made();
+    let strategy: &dyn RetryStrategy = request.strategy();
+    stopped_with(
+        Some(strategy),
+        classify,
+        last_failure.as_ref(),
+        attempts,
+        &reason,
+        listener,
+    );
+    super::RetryError::stopped(last_failure, attempts, reason)
+}
+
 fn give_up_before_attempt<E, L: RetryListener + ?Sized>(
     strategy: Option<&dyn RetryStrategy>,
     classify: &impl Classify<E>,

@@ -99,8 +99,7 @@ impl<W: Fn() -> SystemTime> ResponseClassifier<W> {
     /// the error code from the headers; `None` below 400.
     #[must_use]
     pub fn classify(&self, status: StatusCode, headers: &HeaderMap) -> Option<HttpErrorResponse> {
-        let code = aws_error_code(headers).map(str::to_owned);
-        self.classify_with_code(status, headers, code)
+        self.classify_with_code(status, headers, None::<&'static str>)
     }
 
     /// [`classify`](Self::classify), with the error code the caller parsed

@@ -159,16 +159,6 @@ impl Classified {
         }
     }
 
-    /// The failure as `failure` says it is: its retry safety, throttle,
-    /// timeout, hint and transport failure, e.g.
-    /// `Classified::from(TransportFailure::ReadTimeout)`.
-    fn from_transport(failure: TransportFailure) -> Self {
-        Self::new(failure.retry_safety())
-            .with_timeout(failure.is_timeout())
-            .with_fault(failure.fault())
-            .with_transport_failure(failure)
-    }
-
     /// Which transport failure this is, when the attempt got no (complete)
     /// response; see [`ErrorInfo::transport_failure`]. Only sets the fact:
     /// the retry safety and timeout are set by their own setters (or take
@@ -194,7 +184,10 @@ impl Classified {
 /// ```
 impl From<TransportFailure> for Classified {
     fn from(failure: TransportFailure) -> Self {
-        Self::from_transport(failure)
+        Self::new(failure.retry_safety())
+            .with_timeout(failure.is_timeout())
+            .with_fault(failure.fault())
+            .with_transport_failure(failure)
     }
 }
 

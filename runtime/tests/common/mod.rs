@@ -11,6 +11,7 @@
 use std::path::PathBuf;
 
 pub mod checks;
+pub mod counting;
 pub mod vectors;
 
 /// The directory holding the conformance vectors.
