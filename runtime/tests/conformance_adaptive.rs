@@ -1,7 +1,7 @@
 //! Replays `shared/conformance/adaptive.json` (botocore 1.44.5's
 //! `ClientRateLimiter` on a fake clock) against [`ClientRateLimiter`]: every
 //! event of every sequence, the full limiter state after each, and the waits
-//! of blocked sends, to a relative 1e-9.
+//! of blocked sends, bit for bit.
 //!
 //! Blocking sends go through `ClientRateLimiter::acquire` with a virtual clock:
 //! the `sleep` callback advances the clock by the wait the limiter asked for,
@@ -11,7 +11,7 @@ mod common;
 
 use std::cell::Cell;
 
-use common::vectors::{array, assert_close, field, flag, num};
+use common::vectors::{array, assert_same, field, flag, num};
 use rebound_runtime::{internals::RateLimiterSnapshot, rate_limiter::ClientRateLimiter};
 use serde_json::Value;
 
@@ -61,7 +61,7 @@ fn assert_state(s: &RateLimiterSnapshot, recorded: &Value, at: &str) -> usize {
         ("last_fail", s.last_fail),
     ];
     for (name, ours) in floats {
-        assert_close(ours, num(recorded, name), &format!("{at}: {name}"));
+        assert_same(ours, num(recorded, name), &format!("{at}: {name}"));
     }
     2 + floats.len()
 }
@@ -138,10 +138,10 @@ fn adaptive_sequences() {
                     for (j, (ours, theirs)) in waits.iter().zip(recorded).enumerate() {
                         let theirs = theirs.as_f64().expect("wait is a number");
                         assert!(*ours > 0.0, "{at}: wait {j} not positive");
-                        assert_close(*ours, theirs, &format!("{at}: wait {j}"));
+                        assert_same(*ours, theirs, &format!("{at}: wait {j}"));
                     }
                     counts.waits += waits.len();
-                    assert_close(
+                    assert_same(
                         clock.get(),
                         num(event, "t_after"),
                         &format!("{at}: t_after"),

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::vectors::{array, assert_close, field, flag, num};
+use common::vectors::{array, assert_close, assert_same, field, flag, num};
 use rebound_runtime::internals::{
     BETA, CubicCalculator, MAX_RATE_ADJUST_SCALE, MIN_CAPACITY, MIN_FILL_RATE, RateLimiterState,
     SCALE_CONSTANT, SMOOTHING, TIME_BUCKET_RANGE,
@@ -56,7 +56,7 @@ fn calculated_rate_with_successes() {
     for row in array(table, "rows") {
         let t = num(row, "t");
         let rate = cubic.success_received(t);
-        assert_close(
+        assert_same(
             rate,
             num(row, "botocore_calculated_rate"),
             &format!("t={t}"),
@@ -103,7 +103,7 @@ fn should_match_beta_decrease() {
         } else {
             panic!("unknown row {what:?}");
         };
-        assert_close(got, num(row, "botocore"), what);
+        assert_same(got, num(row, "botocore"), what);
         assert_close(got, num(row, "expected"), what);
         checked += 1;
     }
@@ -128,7 +128,7 @@ fn calculated_rate_with_throttles_botocore_semantics() {
         } else {
             cubic.success_received(t)
         };
-        assert_close(
+        assert_same(
             rate,
             num(row, "botocore_error_received_semantics"),
             &format!("t={t}"),
@@ -163,9 +163,9 @@ fn client_sending_rates() {
         limiter.on_response(t, flag(row, "throttled"));
         let s = limiter.snapshot();
         let at = format!("t={t}");
-        assert_close(s.measured_rate, num(row, "botocore_measured_rate"), &at);
-        assert_close(s.fill_rate, num(row, "botocore_fill_rate"), &at);
-        assert_close(s.max_capacity, num(row, "botocore_max_capacity"), &at);
+        assert_same(s.measured_rate, num(row, "botocore_measured_rate"), &at);
+        assert_same(s.fill_rate, num(row, "botocore_fill_rate"), &at);
+        assert_same(s.max_capacity, num(row, "botocore_max_capacity"), &at);
         if agrees {
             assert_close(s.measured_rate, num(row, "expected_measured_tx_rate"), &at);
             assert_close(s.fill_rate, num(row, "expected_fill_rate"), &at);
@@ -191,12 +191,12 @@ fn cubic_calculator_sequences() {
                 Some("error") => cubic.error_received(num(op, "current_rate"), t),
                 other => panic!("{at}: unknown op {other:?}"),
             };
-            assert_close(result, num(op, "result"), &format!("{at} result"));
+            assert_same(result, num(op, "result"), &format!("{at} result"));
             let after = field(op, "after");
             let params = cubic.params();
-            assert_close(params.w_max, num(after, "w_max"), &format!("{at} w_max"));
-            assert_close(params.k, num(after, "k"), &format!("{at} k"));
-            assert_close(
+            assert_same(params.w_max, num(after, "w_max"), &format!("{at} w_max"));
+            assert_same(params.k, num(after, "k"), &format!("{at} k"));
+            assert_same(
                 params.last_fail,
                 num(after, "last_fail"),
                 &format!("{at} last_fail"),

@@ -33,7 +33,19 @@ pub fn flag(v: &Value, key: &str) -> bool {
         .unwrap_or_else(|| panic!("field {key:?} is not a bool in {v}"))
 }
 
-/// Asserts `actual` is within [`REL_TOL`] of the recorded `expected`.
+/// Asserts `actual` is the recorded `expected` bit for bit (`0.0` and `-0.0`
+/// count as equal): for values recorded from botocore, whose arithmetic we
+/// repeat operation by operation (C `pow` is the platform's `powf`).
+#[track_caller]
+pub fn assert_same(actual: f64, expected: f64, what: &str) {
+    assert!(
+        actual.to_bits() == expected.to_bits() || (actual == 0.0 && expected == 0.0),
+        "{what}: got {actual:?}, reference {expected:?} (not bit for bit)"
+    );
+}
+
+/// Asserts `actual` is within [`REL_TOL`] of the recorded `expected`: for
+/// published tables computed another way (aws-smithy-runtime's tests).
 #[track_caller]
 pub fn assert_close(actual: f64, expected: f64, what: &str) {
     let scale = actual.abs().max(expected.abs());
