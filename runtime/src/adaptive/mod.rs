@@ -313,8 +313,11 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         token: &mut RetryToken,
     ) -> Result<SendPermit, TokenAcquisitionFailed> {
         self.standard.issuer().check(token)?;
-        if !self.limiter.is_enabled() {
-            // Before the first throttle sends are free: no clock read, no lock.
+        if token.send_ticket_mut().is_none() && self.limiter.try_acquire_without_clock() {
+            // Before the first throttle sends are free; after it, a token
+            // that was already there at the limiter's latest time is taken
+            // without reading the clock (the response's is the attempt's
+            // one clock read).
             return Ok(SendPermit::Granted);
         }
         let now = self.now();

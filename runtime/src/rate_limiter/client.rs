@@ -1,9 +1,10 @@
 //! The shareable, thread-safe adaptive rate limiter.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::acquire::{AcquireMode, RateLimited};
+use super::atomic_state::AtomicState;
 use super::queue::SendQueue;
 use super::state::{RateLimiterSnapshot, RateLimiterState};
 
@@ -23,15 +24,20 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// every response with the throttling verdict. Times are `f64` seconds on one clock of your choice
 /// (see [`RateLimiterState`]).
 ///
-/// # Why a mutex
+/// # No lock on the way of a request
 ///
 /// One response updates about ten numbers that must stay consistent (the
-/// bucket is refilled at the old rate before the new rate is set), so the
-/// state sits behind a [`Mutex`]; critical sections are a few float
-/// operations and never sleep. Until the first throttle the limiter is
-/// disabled and a send reads one atomic flag and takes no lock, so adaptive
-/// mode costs nothing while the service is not throttling. The benchmark
-/// `benches/rate_limiter.rs` measures both paths.
+/// bucket is refilled at the old rate before the new rate is set). They are
+/// held in atomics and updated optimistically: read a consistent copy, run
+/// the reference's arithmetic on it, publish with one compare-and-swap, run
+/// again if another update got in first (`atomic_state.rs` has the
+/// protocol). Nobody waits for another caller's arithmetic and no thread
+/// parks, so responses and sends from many threads do not queue up behind
+/// a lock. Until the first throttle the limiter is disabled and a send reads
+/// one atomic flag. Only callers told to wait for a token take a lock, to
+/// stand in line ([`try_acquire_in_turn`](Self::try_acquire_in_turn)); a
+/// lock-free count tells the others whether anyone is waiting. The
+/// benchmarks in `benches/` and `benches/compare/` measure these paths.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -51,23 +57,21 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// ```
 #[derive(Debug)]
 pub struct ClientRateLimiter {
-    /// Mirrors `state.is_enabled()`; set once, under the lock, never cleared.
+    /// Mirrors `state.is_enabled()`; set once, after the throttle that
+    /// enabled the state was published, never cleared.
     enabled: AtomicBool,
     mode: AcquireMode,
-    state: Mutex<Inner>,
+    state: AtomicState,
+    /// The callers waiting for a send token, in order. Only they lock it.
+    line: Mutex<SendQueue>,
+    /// How many tickets `line` holds (lapsed ones included until the next
+    /// look), so that a caller can tell without the lock that no one waits.
+    in_line: AtomicUsize,
 }
 
 /// The longest wait [`ClientRateLimiter::try_acquire_in_turn`] tells a
 /// waiting caller before it asks again.
 const RECHECK_SECS: f64 = 0.25;
-
-/// What the lock guards: the limiter's state, and the line of callers
-/// waiting for a send token ([`try_acquire_in_turn`](ClientRateLimiter::try_acquire_in_turn)).
-#[derive(Debug)]
-struct Inner {
-    state: RateLimiterState,
-    queue: SendQueue,
-}
 
 impl ClientRateLimiter {
     /// A disabled limiter created at `now` (botocore's initial state), which
@@ -83,10 +87,9 @@ impl ClientRateLimiter {
         Self {
             enabled: AtomicBool::new(state.is_enabled()),
             mode: AcquireMode::default(),
-            state: Mutex::new(Inner {
-                state,
-                queue: SendQueue::default(),
-            }),
+            state: AtomicState::new(state),
+            line: Mutex::new(SendQueue::default()),
+            in_line: AtomicUsize::new(0),
         }
     }
 
@@ -138,10 +141,40 @@ impl ClientRateLimiter {
         if !self.is_enabled() {
             return Ok(());
         }
-        let mut inner = self.lock();
-        let Inner { state, queue } = &mut *inner;
-        let ahead = queue.ahead_of(None, now);
-        state.try_acquire_behind(now, ahead)
+        if !self.anyone_in_line() {
+            return self.state.update(|s| s.try_acquire(now));
+        }
+        let mut line = self.lock_line();
+        let ahead = line.ahead_of(None, now);
+        let result = self.state.update(|s| s.try_acquire_behind(now, ahead));
+        self.count_line(&line);
+        result
+    }
+
+    /// Takes a send token without reading the clock if one was already there
+    /// at the latest time the limiter has seen (its last response or send):
+    /// `true` if taken (or the limiter is disabled). `false` means "read the
+    /// clock and ask with the time": the bucket was short then, or callers
+    /// are waiting in line.
+    ///
+    /// Granting a token at an earlier time than the send's is a history the
+    /// reference allows (a send made a moment earlier); it never lets more
+    /// sends through than the rate earns, since the bucket only ever credits
+    /// time up to the latest time it has seen. This is what keeps the
+    /// adaptive strategy at one clock read per attempt (the response's).
+    pub(crate) fn try_acquire_without_clock(&self) -> bool {
+        if !self.is_enabled() {
+            return true;
+        }
+        if self.anyone_in_line() {
+            return false;
+        }
+        self.state
+            .update(|s| {
+                let latest = s.latest_time();
+                s.try_acquire(latest)
+            })
+            .is_ok()
     }
 
     /// Takes a send token at `now` in turn: callers told to wait are served
@@ -183,12 +216,24 @@ impl ClientRateLimiter {
         if !self.is_enabled() {
             return Ok(());
         }
-        let mut inner = self.lock();
-        let Inner { state, queue } = &mut *inner;
-        let ahead = queue.ahead_of(*ticket, now);
-        match state.try_acquire_behind(now, ahead) {
+        if ticket.is_none() && !self.anyone_in_line() {
+            // No one waits: take a token without the line's lock, and join
+            // the line only when told to wait.
+            let limited = match self.state.update(|s| s.try_acquire(now)) {
+                Ok(()) => return Ok(()),
+                Err(limited) => limited,
+            };
+            let wait = limited.wait_secs().min(RECHECK_SECS);
+            let mut line = self.lock_line();
+            *ticket = Some(line.wait(None, now, wait));
+            self.count_line(&line);
+            return Err(RateLimited::new(wait, limited.at()));
+        }
+        let mut line = self.lock_line();
+        let ahead = line.ahead_of(*ticket, now);
+        let result = match self.state.update(|s| s.try_acquire_behind(now, ahead)) {
             Ok(()) => {
-                queue.leave(ticket.take());
+                line.leave(ticket.take());
                 Ok(())
             }
             Err(limited) => {
@@ -197,10 +242,12 @@ impl ClientRateLimiter {
                 // shrinks (a wait told once and slept in full would keep the
                 // client at the rate the line formed at).
                 let wait = limited.wait_secs().min(RECHECK_SECS);
-                *ticket = Some(queue.wait(*ticket, now, wait));
+                *ticket = Some(line.wait(*ticket, now, wait));
                 Err(RateLimited::new(wait, limited.at()))
             }
-        }
+        };
+        self.count_line(&line);
+        result
     }
 
     /// The caller holding `ticket` will not ask again (it was refused and
@@ -209,7 +256,9 @@ impl ClientRateLimiter {
     /// callers behind it move up.
     pub(crate) fn leave_line(&self, ticket: &mut Option<u64>) {
         if ticket.is_some() {
-            self.lock().queue.leave(ticket.take());
+            let mut line = self.lock_line();
+            line.leave(ticket.take());
+            self.count_line(&line);
         }
     }
 
@@ -267,8 +316,7 @@ impl ClientRateLimiter {
     /// `is_throttle = false`): botocore's hook runs for them too, so they
     /// count towards the measured rate and the CUBIC recovery.
     pub fn on_response(&self, now: f64, is_throttle: bool) {
-        let mut inner = self.lock();
-        inner.state.on_response(now, is_throttle);
+        self.state.update(|s| s.on_response(now, is_throttle));
         if is_throttle {
             self.enabled.store(true, Ordering::Release);
         }
@@ -292,20 +340,31 @@ impl ClientRateLimiter {
         if !self.is_enabled() {
             return None;
         }
-        Some(self.lock().state.snapshot().fill_rate)
+        Some(self.state.load().snapshot().fill_rate)
     }
 
     /// A consistent copy of every field of the state, for the conformance
     /// tests. The snapshot type is internal: not part of the API.
     #[doc(hidden)]
     pub fn snapshot(&self) -> RateLimiterSnapshot {
-        self.lock().state.snapshot()
+        self.state.load().snapshot()
     }
 
-    /// The state, even if another thread panicked while holding the lock: no
-    /// state update can panic half-way, so the data is always consistent.
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Whether any caller may be waiting in line (without taking its lock).
+    fn anyone_in_line(&self) -> bool {
+        self.in_line.load(Ordering::Acquire) != 0
+    }
+
+    /// Publishes the line's length for [`anyone_in_line`](Self::anyone_in_line);
+    /// called with the line locked, after each change.
+    fn count_line(&self, line: &SendQueue) {
+        self.in_line.store(line.len(), Ordering::Release);
+    }
+
+    /// The line, even if another thread panicked while holding its lock: no
+    /// change to it can panic half-way, so it is always consistent.
+    fn lock_line(&self) -> MutexGuard<'_, SendQueue> {
+        self.line.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -324,7 +383,7 @@ impl Clone for ClientRateLimiter {
     /// An independent limiter starting from a copy of this one's state (not a
     /// shared handle: share with `Arc`).
     fn clone(&self) -> Self {
-        Self::from_state(self.lock().state).with_acquire_mode(self.mode)
+        Self::from_state(self.state.load()).with_acquire_mode(self.mode)
     }
 }
 
@@ -332,7 +391,7 @@ impl Clone for ClientRateLimiter {
 impl ClientRateLimiter {
     /// How many callers stand in the send line (tickets not yet lapsed).
     pub(crate) fn waiting(&self) -> usize {
-        self.lock().queue.ahead_of(None, f64::NEG_INFINITY)
+        self.lock_line().ahead_of(None, f64::NEG_INFINITY)
     }
 }
 

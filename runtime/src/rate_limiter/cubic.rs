@@ -83,6 +83,24 @@ impl CubicCalculator {
         SCALE_CONSTANT * (dt - self.k).powf(3.0) + self.w_max
     }
 
+    /// `min(success_received(now), cap)`, bit for bit, without the cube
+    /// when it is not needed: once the curve is far above the cap (the usual
+    /// case a few seconds after a throttle, and before the first one, when
+    /// the cap is twice the measured rate), the answer is the cap whatever
+    /// the last bits of the cube. A cube computed by multiplication differs
+    /// from `powf`'s by a few ulps at most; the margin is a thousand times
+    /// wider, so the shortcut is taken only where it cannot change the result.
+    pub(crate) fn success_received_capped(&self, now: f64, cap: f64) -> f64 {
+        let x = non_negative(now - self.last_fail) - self.k;
+        let cube = SCALE_CONSTANT * (x * x * x);
+        let rough = cube + self.w_max;
+        let margin = 1e-12 * (cube.abs() + self.w_max.abs());
+        if rough - margin > cap {
+            return cap;
+        }
+        self.success_received(now).min(cap)
+    }
+
     /// Records a throttle at `now` while sending at `current_rate`, and returns
     /// the reduced target rate `current_rate * beta`.
     ///
@@ -93,6 +111,25 @@ impl CubicCalculator {
         self.k = zero_point(current_rate);
         self.last_fail = now;
         current_rate * BETA
+    }
+
+    /// The calculator as machine words, for the lock-free limiter
+    /// (`atomic_state.rs`); [`from_words`](Self::from_words) inverts it.
+    pub(crate) fn to_words(self) -> [u64; 3] {
+        [
+            self.w_max.to_bits(),
+            self.k.to_bits(),
+            self.last_fail.to_bits(),
+        ]
+    }
+
+    /// The calculator [`to_words`](Self::to_words) encoded.
+    pub(crate) fn from_words([w_max, k, last_fail]: [u64; 3]) -> Self {
+        Self {
+            w_max: f64::from_bits(w_max),
+            k: f64::from_bits(k),
+            last_fail: f64::from_bits(last_fail),
+        }
     }
 
     /// The current parameters (`w_max`, `k`, time of the last throttle).
@@ -142,6 +179,34 @@ mod tests {
         let at_throttle = cubic.success_received(100.0);
         assert!((at_throttle - 7.0).abs() < 1e-12);
         assert_eq!(cubic.success_received(-1e300), at_throttle);
+    }
+
+    #[test]
+    fn capped_success_is_the_plain_minimum() {
+        let mut cubic = CubicCalculator::new(0.0, 0.0);
+        for (t, cap) in [
+            (0.1, 0.0),
+            (1.2, 0.6912),
+            (2.0, 1e9),
+            (50.0, 3.0),
+            (1e200, 1.0),
+        ] {
+            assert_eq!(
+                cubic.success_received_capped(t, cap).to_bits(),
+                cubic.success_received(t).min(cap).to_bits(),
+                "t={t} cap={cap}"
+            );
+        }
+        cubic.error_received(100.0, 10.0);
+        for t in [10.0, 11.0, 14.2, 20.0, 1e6] {
+            for cap in [0.0, 70.0, 99.999, 100.0, 250.0] {
+                assert_eq!(
+                    cubic.success_received_capped(t, cap).to_bits(),
+                    cubic.success_received(t).min(cap).to_bits(),
+                    "t={t} cap={cap}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -80,9 +80,9 @@ impl SendQueue {
             .ok()
     }
 
-    /// How many callers are waiting.
-    #[cfg(test)]
-    fn len(&self) -> usize {
+    /// How many tickets the line holds (lapsed ones stay until the next
+    /// [`ahead_of`](Self::ahead_of)).
+    pub(crate) fn len(&self) -> usize {
         self.waiters.len()
     }
 }
