@@ -353,7 +353,7 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
     }
 
     /// The rate limiter's [send rate](ClientRateLimiter::send_rate): `None`
-    /// until the first throttle turns it on. Takes the limiter's lock once on.
+    /// until the first throttle turns it on. Reads the limiter's state without a lock.
     fn send_rate(&self) -> Option<f64> {
         self.limiter.send_rate()
     }

@@ -69,7 +69,8 @@ impl AtomicState {
             let mut state = RateLimiterState::from_words(before);
             let result = op(&mut state);
             let after = state.to_words();
-            if after == before {
+            // (Word by word: an array `==` becomes a `memcmp` call.)
+            if before.iter().zip(&after).all(|(old, new)| old == new) {
                 // Nothing to publish: the result held at `version`.
                 return result;
             }

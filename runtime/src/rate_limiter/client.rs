@@ -37,7 +37,8 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// one atomic flag. Only callers told to wait for a token take a lock, to
 /// stand in line ([`try_acquire_in_turn`](Self::try_acquire_in_turn)); a
 /// lock-free count tells the others whether anyone is waiting. The
-/// benchmarks in `benches/` and `benches/compare/` measure these paths.
+/// benchmarks `runtime/benches/rate_limiter.rs` and `benches/compare/`
+/// measure these paths.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -267,7 +268,7 @@ impl ClientRateLimiter {
     /// `clock` after it) until a token is taken; fail-fast returns the first
     /// [`RateLimited`].
     ///
-    /// The lock is not held while sleeping. The wait is recomputed after each
+    /// Nothing is held while sleeping. The wait is recomputed after each
     /// sleep, so a rate change in the meantime is taken into account (the
     /// reference wakes sleepers on a rate change; here a sleeper finishes its
     /// sleep first). After sleeping `wait`, the time used is at least `wait`
