@@ -60,6 +60,16 @@ use crate::{
 ///   caller while it waits; one that gives up loses its place shortly after
 ///   it was due.
 ///
+/// # One clock read per attempt
+///
+/// Each response is timed (the measured rate and CUBIC need it). A send is
+/// first offered the limiter's latest time (its last response or send): if
+/// a token was already there then, it is taken without reading the clock —
+/// the history of a send made a moment earlier, which never lets more sends
+/// through than the rate earns. Only a send that would otherwise wait reads
+/// the clock. Before the first throttle a send reads one atomic flag
+/// ([`ClientRateLimiter`] has what each step costs).
+///
 /// The Smithy guide makes the first attempt even when the strategy gives no
 /// initial token: the strategy manages retries, it does not gate access. The
 /// rate limiter does gate sends, through the permit: a first attempt refused
@@ -353,7 +363,7 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
     }
 
     /// The rate limiter's [send rate](ClientRateLimiter::send_rate): `None`
-    /// until the first throttle turns it on. Reads the limiter's state without a lock.
+    /// until the first throttle turns it on. Takes the limiter's lock once on.
     fn send_rate(&self) -> Option<f64> {
         self.limiter.send_rate()
     }

@@ -113,25 +113,6 @@ impl CubicCalculator {
         current_rate * BETA
     }
 
-    /// The calculator as machine words, for the lock-free limiter
-    /// (`atomic_state.rs`); [`from_words`](Self::from_words) inverts it.
-    pub(crate) fn to_words(self) -> [u64; 3] {
-        [
-            self.w_max.to_bits(),
-            self.k.to_bits(),
-            self.last_fail.to_bits(),
-        ]
-    }
-
-    /// The calculator [`to_words`](Self::to_words) encoded.
-    pub(crate) fn from_words([w_max, k, last_fail]: [u64; 3]) -> Self {
-        Self {
-            w_max: f64::from_bits(w_max),
-            k: f64::from_bits(k),
-            last_fail: f64::from_bits(last_fail),
-        }
-    }
-
     /// The current parameters (`w_max`, `k`, time of the last throttle).
     pub fn params(&self) -> CubicParams {
         CubicParams {
@@ -204,6 +185,32 @@ mod tests {
                     cubic.success_received_capped(t, cap).to_bits(),
                     cubic.success_received(t).min(cap).to_bits(),
                     "t={t} cap={cap}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The shortcut never changes a bit, wherever the cap falls
+        /// relative to the curve (including right next to it).
+        #[test]
+        fn capped_success_is_always_the_plain_minimum(
+            throttled_at in 0.0..1e5_f64,
+            rate in 0.0..1e6_f64,
+            later in 0.0..1e4_f64,
+            cap_scale in 0.0..4.0_f64,
+            nudge in -8_i64..8,
+        ) {
+            let mut cubic = CubicCalculator::new(0.0, 0.0);
+            cubic.error_received(rate, throttled_at);
+            let now = throttled_at + later;
+            let exact = cubic.success_received(now);
+            // Caps near the curve, a few ulps either side, and far from it.
+            let near = f64::from_bits(exact.abs().to_bits().saturating_add_signed(nudge));
+            for cap in [near, exact * cap_scale, cap_scale * 1e3] {
+                proptest::prop_assert_eq!(
+                    cubic.success_received_capped(now, cap).to_bits(),
+                    exact.min(cap).to_bits()
                 );
             }
         }

@@ -12,9 +12,8 @@
 //! | CUBIC calculator | `cubic.rs` | target rate after each response (beta 0.7, C 0.4) |
 //! | send token bucket | `token_bucket.rs` | one token per send, refilled at the target rate (min 0.5/s, capacity >= 1) |
 //! | limiter state | `state.rs` | the three combined, as a pure state machine over caller-supplied time |
-//! | shared state | `atomic_state.rs` | that state in atomics: read, computed on a copy, published by compare-and-swap (no lock) |
 //! | send line | `queue.rs` | callers waiting for a send token, served in the order they asked |
-//! | [`ClientRateLimiter`] | `client.rs`, `acquire.rs` | the shared state and the line, shareable across threads, blocking or fail-fast ([`AcquireMode`], [`RateLimited`]) |
+//! | [`ClientRateLimiter`] | `client.rs`, `acquire.rs` | the state behind a lock and the line, shareable across threads, blocking or fail-fast ([`AcquireMode`], [`RateLimited`]) |
 //!
 //! Only the last is public: the pieces are the reference algorithm's
 //! internals, checked against its vectors by the conformance tests.
@@ -46,7 +45,6 @@
 //! ```
 
 mod acquire;
-mod atomic_state;
 mod client;
 pub(crate) mod cubic;
 mod queue;

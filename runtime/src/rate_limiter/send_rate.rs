@@ -92,25 +92,6 @@ impl SendRateMeter {
     pub fn request_count(&self) -> u64 {
         self.count
     }
-
-    /// The meter as machine words, for the lock-free limiter
-    /// (`atomic_state.rs`); [`from_words`](Self::from_words) inverts it.
-    pub(crate) fn to_words(self) -> [u64; 3] {
-        [
-            self.measured_rate.to_bits(),
-            self.last_bucket.to_bits(),
-            self.count,
-        ]
-    }
-
-    /// The meter [`to_words`](Self::to_words) encoded.
-    pub(crate) fn from_words([measured_rate, last_bucket, count]: [u64; 3]) -> Self {
-        Self {
-            measured_rate: f64::from_bits(measured_rate),
-            last_bucket: f64::from_bits(last_bucket),
-            count,
-        }
-    }
 }
 
 /// `floor(2t) / 2`, the start of the half-second bucket holding `t`.

@@ -154,41 +154,6 @@ impl RateLimiterState {
         self.bucket.set_max_rate(rate, now);
     }
 
-    /// How many machine words [`to_words`](Self::to_words) takes.
-    pub(crate) const WORDS: usize = 11;
-
-    /// The state as machine words, for the lock-free limiter
-    /// (`atomic_state.rs`); [`from_words`](Self::from_words) inverts it.
-    pub(crate) fn to_words(self) -> [u64; Self::WORDS] {
-        let [m0, m1, m2] = self.meter.to_words();
-        let [c0, c1, c2] = self.cubic.to_words();
-        let [b0, b1, b2, b3] = self.bucket.to_words();
-        [
-            u64::from(self.enabled),
-            m0,
-            m1,
-            m2,
-            c0,
-            c1,
-            c2,
-            b0,
-            b1,
-            b2,
-            b3,
-        ]
-    }
-
-    /// The state [`to_words`](Self::to_words) encoded.
-    pub(crate) fn from_words(words: [u64; Self::WORDS]) -> Self {
-        let [enabled, m0, m1, m2, c0, c1, c2, b0, b1, b2, b3] = words;
-        Self {
-            enabled: enabled != 0,
-            meter: SendRateMeter::from_words([m0, m1, m2]),
-            cubic: CubicCalculator::from_words([c0, c1, c2]),
-            bucket: SendTokenBucket::from_words([b0, b1, b2, b3]),
-        }
-    }
-
     /// The latest time the state has seen (its bucket's last refill): a
     /// time at which a send can be granted without reading the clock, when
     /// a token was already there then (see

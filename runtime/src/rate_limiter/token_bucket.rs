@@ -75,27 +75,6 @@ impl SendTokenBucket {
         self.last_timestamp
     }
 
-    /// The bucket as machine words, for the lock-free limiter
-    /// (`atomic_state.rs`); [`from_words`](Self::from_words) inverts it.
-    pub(crate) fn to_words(self) -> [u64; 4] {
-        [
-            self.fill_rate.to_bits(),
-            self.max_capacity.to_bits(),
-            self.current_capacity.to_bits(),
-            self.last_timestamp.to_bits(),
-        ]
-    }
-
-    /// The bucket [`to_words`](Self::to_words) encoded.
-    pub(crate) fn from_words([fill, max, current, last]: [u64; 4]) -> Self {
-        Self {
-            fill_rate: f64::from_bits(fill),
-            max_capacity: f64::from_bits(max),
-            current_capacity: f64::from_bits(current),
-            last_timestamp: f64::from_bits(last),
-        }
-    }
-
     /// Sets a new target rate at `now`: tokens earned so far are credited at
     /// the old rate first, then `fill_rate = max(rate, 0.5)`,
     /// `max_capacity = max(rate, 1)`, and the capacity is clamped to the new
