@@ -38,7 +38,8 @@ impl<E> Ord for Scheduled<E> {
     }
 }
 
-/// A priority queue of events in virtual time (milliseconds, `f64`).
+/// A priority queue of events in virtual time (`f64`, in the unit of the
+/// experiment: milliseconds for [`occ`](crate::occ), seconds for the others).
 ///
 /// # Examples
 ///

@@ -5,14 +5,19 @@
 //! Implemented: [`occ`], the optimistic-concurrency contention experiment of
 //! the AWS Architecture Blog post "Exponential Backoff And Jitter", with the
 //! model of its public simulator. Tables and CSV are in [`report`], SVG plots
-//! in [`plot`], the command line in [`cli`].
+//! in [`plot`], the command line in [`cli`]. [`driver`] drives rebound's
+//! retry strategies in virtual time ([`vclock`]) against simulated services
+//! ([`server`]), for the experiments to come.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod driver;
 pub mod event_queue;
 pub mod occ;
 pub mod plot;
 pub mod report;
 pub mod rng;
+pub mod server;
+pub mod vclock;

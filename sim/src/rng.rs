@@ -29,3 +29,15 @@ pub fn normal(random: &SeededRandom, mean: f64, sd: f64) -> f64 {
     let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
     mean + sd * z
 }
+
+/// A draw from the exponential distribution of rate `rate` (mean
+/// `1 / rate`): the time between two arrivals of a Poisson process.
+/// Infinite for a rate that is not a positive number (no arrival ever).
+#[must_use]
+pub fn exponential(random: &SeededRandom, rate: f64) -> f64 {
+    if rate.is_nan() || rate <= 0.0 {
+        return f64::INFINITY;
+    }
+    // 1 - u is in (0, 1], so the logarithm is finite.
+    -(1.0 - random.unit()).ln() / rate
+}

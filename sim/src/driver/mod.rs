@@ -1,0 +1,381 @@
+//! The client side of the outage and capacity experiments: open-loop
+//! arrivals of logical requests, each driven through a real rebound
+//! [`RetryStrategy`] exactly as rebound's `Retry` executor drives it, in
+//! virtual time, against a simulated [`Service`].
+//!
+//! Per logical request, as the executor does: take the initial token; before
+//! each attempt sleep the token's delay, then ask for a send permit
+//! (sleeping each [`SendPermit::Wait`] and asking again with the same token);
+//! send; hand the answer back ([`record_success`](RetryStrategy::record_success)
+//! or [`refresh_retry_token`](RetryStrategy::refresh_retry_token), whose token
+//! carries the next delay). A request with a time budget stops, as the
+//! executor's budget does, when a wait would not end before the budget runs
+//! out. Sleeping is rescheduling: nothing waits for real.
+//!
+//! Arrivals are open-loop (Poisson): callers keep asking at the offered rate
+//! whatever the service and the retries do, as users and upstream services
+//! do. A closed loop (each client waiting for its answer before asking
+//! again) slows down by itself when the service does and would hide the
+//! retry storms these experiments are about.
+
+mod service;
+pub mod timeline;
+
+use std::sync::Arc;
+
+use rebound_runtime::backoff::{RandomSource, SeededRandom};
+use rebound_runtime::{RetryStrategy, RetryToken, SendPermit};
+
+pub use service::{Answer, Service};
+use timeline::Timeline;
+
+use crate::event_queue::EventQueue;
+use crate::rng::{exponential, mix, normal};
+use crate::vclock::VirtualClock;
+
+/// Which strategy serves each client's requests to each table:
+/// `strategy(client, table)`. Clients hold strategies of their own (their
+/// own quota and rate limiter); one client may use one strategy for every
+/// table or one per table (rebound's `partitions()`).
+#[derive(Debug)]
+pub struct Fleet {
+    strategies: Vec<Vec<Arc<dyn RetryStrategy>>>,
+}
+
+impl Fleet {
+    /// `clients` clients × `tables` tables, each strategy made by
+    /// `make(client, table)` (return clones of one `Arc` to share one).
+    #[must_use]
+    pub fn new(
+        clients: usize,
+        tables: usize,
+        mut make: impl FnMut(usize, usize) -> Arc<dyn RetryStrategy>,
+    ) -> Self {
+        let strategies = (0..clients)
+            .map(|client| (0..tables).map(|table| make(client, table)).collect())
+            .collect();
+        Self { strategies }
+    }
+
+    fn get(&self, client: usize, table: usize) -> Option<&dyn RetryStrategy> {
+        Some(self.strategies.get(client)?.get(table)?.as_ref())
+    }
+
+    /// The distinct strategies serving `table` (a strategy shared by several
+    /// tables appears under each of them).
+    fn serving(&self, table: usize) -> Vec<Arc<dyn RetryStrategy>> {
+        let mut distinct: Vec<Arc<dyn RetryStrategy>> = Vec::new();
+        for client in &self.strategies {
+            if let Some(strategy) = client.get(table)
+                && !distinct.iter().any(|s| Arc::ptr_eq(s, strategy))
+            {
+                distinct.push(Arc::clone(strategy));
+            }
+        }
+        distinct
+    }
+}
+
+/// One-way network delay: `|Normal(mean, sd)|` seconds per message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Latency {
+    /// Mean, seconds.
+    pub mean: f64,
+    /// Standard deviation, seconds.
+    pub sd: f64,
+}
+
+/// What the clients ask for, and for how long the run goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    /// Clients; each arrival goes to one of them, uniformly at random.
+    pub clients: usize,
+    /// Logical requests per second to each table, all clients together.
+    pub rates: Vec<f64>,
+    /// Arrivals stop at this time (seconds).
+    pub arrivals_until: f64,
+    /// The run stops at this time (seconds); requests still going are
+    /// counted as unfinished.
+    pub end: f64,
+    /// The time budget of each logical request (seconds), if any.
+    pub budget: Option<f64>,
+    /// Network delay of each message.
+    pub latency: Latency,
+    /// Width of the timeline's bins (seconds).
+    pub bin: f64,
+}
+
+/// What a run recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Per table and bin: arrivals, attempts, outcomes, send-rate limits.
+    pub timeline: Timeline,
+    /// Logical requests still going when the run stopped.
+    pub unfinished: u64,
+}
+
+#[derive(Debug)]
+enum Event {
+    /// A logical request to `table` arrives.
+    Arrival { table: usize },
+    /// A request's wait is over: ask for a send permit, then send.
+    Ready(usize),
+    /// A request's attempt reaches the service.
+    Reach(usize),
+    /// The service's answer reaches the client.
+    Reply { request: usize, answer: Answer },
+    /// End of a timeline bin: read the send-rate limits.
+    Sample,
+}
+
+#[derive(Debug)]
+struct Request {
+    client: usize,
+    table: usize,
+    arrived: f64,
+    /// `None` once the request is over, or when the strategy gave no
+    /// initial token (then one attempt is made, without retries).
+    token: Option<RetryToken>,
+    done: bool,
+}
+
+/// One run's moving parts.
+struct Run<'a, S> {
+    workload: &'a Workload,
+    fleet: &'a Fleet,
+    service: &'a mut S,
+    time: &'a mut VirtualClock,
+    queue: EventQueue<Event>,
+    requests: Vec<Request>,
+    timeline: Timeline,
+    arrivals: SeededRandom,
+    network: SeededRandom,
+}
+
+/// Runs `workload` with `fleet`'s strategies against `service`, moving
+/// `time` (the clock the strategies were built with) along. Every draw of
+/// the run (arrivals, clients, network delays) comes from `seed`; the
+/// strategies' jitter comes from their own seeded sources.
+pub fn run<S: Service>(
+    workload: &Workload,
+    fleet: &Fleet,
+    service: &mut S,
+    time: &mut VirtualClock,
+    seed: u64,
+) -> Record {
+    let tables = workload.rates.len();
+    let mut run = Run {
+        workload,
+        fleet,
+        service,
+        time,
+        queue: EventQueue::new(),
+        requests: Vec::new(),
+        timeline: Timeline::new(tables, workload.bin, workload.end),
+        arrivals: SeededRandom::new(mix(&[seed, 0])),
+        network: SeededRandom::new(mix(&[seed, 1])),
+    };
+    run.start();
+    run.go();
+    let unfinished = run.requests.iter().filter(|r| !r.done).count() as u64;
+    Record {
+        timeline: run.timeline,
+        unfinished,
+    }
+}
+
+impl<'a, S: Service> Run<'a, S> {
+    fn start(&mut self) {
+        for table in 0..self.workload.rates.len() {
+            self.next_arrival(0.0, table);
+        }
+        if self.workload.end > self.timeline.width() {
+            self.queue.schedule(self.timeline.width(), Event::Sample);
+        }
+    }
+
+    fn go(&mut self) {
+        let serving: Vec<_> = (0..self.workload.rates.len())
+            .map(|table| self.fleet.serving(table))
+            .collect();
+        while let Some((now, event)) = self.queue.pop() {
+            if now >= self.workload.end {
+                break;
+            }
+            self.time.set(now);
+            match event {
+                Event::Arrival { table } => self.arrive(now, table),
+                Event::Ready(request) => self.ready(now, request),
+                Event::Reach(request) => self.reach(now, request),
+                Event::Reply { request, answer } => self.reply(now, request, answer),
+                Event::Sample => {
+                    for (table, strategies) in serving.iter().enumerate() {
+                        let rate = strategies
+                            .iter()
+                            .filter_map(|s| s.send_rate())
+                            .fold(None, |sum: Option<f64>, r| Some(sum.unwrap_or(0.0) + r));
+                        if let Some(b) = self.timeline.at(table, now - self.timeline.width() / 2.0)
+                        {
+                            b.send_rate = rate;
+                        }
+                    }
+                    let next = now + self.timeline.width();
+                    if next < self.workload.end {
+                        self.queue.schedule(next, Event::Sample);
+                    }
+                }
+            }
+        }
+    }
+
+    fn next_arrival(&mut self, now: f64, table: usize) {
+        let rate = self.workload.rates[table];
+        let at = now + exponential(&self.arrivals, rate);
+        if at < self.workload.arrivals_until {
+            self.queue.schedule(at, Event::Arrival { table });
+        }
+    }
+
+    fn latency(&self) -> f64 {
+        normal(
+            &self.network,
+            self.workload.latency.mean,
+            self.workload.latency.sd,
+        )
+        .abs()
+    }
+
+    /// The strategy serving `request`, borrowed from the fleet (not from
+    /// the run, which the caller goes on changing).
+    fn strategy(&self, request: usize) -> Option<&'a dyn RetryStrategy> {
+        let r = &self.requests[request];
+        let fleet: &'a Fleet = self.fleet;
+        fleet.get(r.client, r.table)
+    }
+
+    fn arrive(&mut self, now: f64, table: usize) {
+        self.next_arrival(now, table);
+        let clients = self.workload.clients.max(1);
+        let client = ((self.arrivals.unit() * clients as f64) as usize).min(clients - 1);
+        let index = self.requests.len();
+        self.requests.push(Request {
+            client,
+            table,
+            arrived: now,
+            token: None,
+            done: false,
+        });
+        if let Some(bin) = self.timeline.at(table, now) {
+            bin.arrivals += 1;
+        }
+        let Some(strategy) = self.fleet.get(client, table) else {
+            self.finish(now, index, false, false);
+            return;
+        };
+        let token = strategy.acquire_initial_token().ok();
+        let delay = token.as_ref().map_or(0.0, |t| t.delay().as_secs_f64());
+        self.requests[index].token = token;
+        self.wait(now, index, delay);
+    }
+
+    /// Sleeps `wait` before asking for the send permit again, unless the
+    /// request's budget would run out first (then it stops, as the
+    /// executor's budget does). No wait: ask at once.
+    fn wait(&mut self, now: f64, request: usize, wait: f64) {
+        if wait <= 0.0 {
+            self.ready(now, request);
+            return;
+        }
+        if let Some(budget) = self.workload.budget {
+            let elapsed = now - self.requests[request].arrived;
+            if wait >= budget - elapsed {
+                self.finish(now, request, false, true);
+                return;
+            }
+        }
+        self.queue.schedule(now + wait, Event::Ready(request));
+    }
+
+    fn ready(&mut self, now: f64, request: usize) {
+        let Some(strategy) = self.strategy(request) else {
+            return;
+        };
+        let mut token = self.requests[request].token.take();
+        let permit = match token.as_mut() {
+            Some(token) => strategy.acquire_send_permit(token),
+            None => Ok(SendPermit::Granted),
+        };
+        self.requests[request].token = token;
+        match permit {
+            Ok(SendPermit::Granted) => {
+                if let Some(bin) = self.timeline.at(self.requests[request].table, now) {
+                    bin.attempts += 1;
+                }
+                let at = now + self.latency();
+                self.queue.schedule(at, Event::Reach(request));
+            }
+            Ok(SendPermit::Wait(wait)) => {
+                // At least a nanosecond, as the executor sleeps.
+                let wait = wait.as_secs_f64().max(1e-9);
+                self.wait(now, request, wait);
+            }
+            Err(_refused) => self.finish(now, request, false, false),
+        }
+    }
+
+    fn reach(&mut self, now: f64, request: usize) {
+        let answer = self.service.answer(now, self.requests[request].table);
+        let at = now + self.latency();
+        self.queue.schedule(at, Event::Reply { request, answer });
+    }
+
+    fn reply(&mut self, now: f64, request: usize, answer: Answer) {
+        let table = self.requests[request].table;
+        if let Some(bin) = self.timeline.at(table, now) {
+            match answer {
+                Answer::Success => bin.successes += 1,
+                Answer::Throttled | Answer::SlowDown => bin.throttled += 1,
+                Answer::Unavailable => bin.failed += 1,
+            }
+        }
+        let Some(strategy) = self.strategy(request) else {
+            return;
+        };
+        let token = self.requests[request].token.take();
+        let Some(failure) = answer.failure() else {
+            if let Some(token) = token {
+                strategy.record_success(token);
+            }
+            self.finish(now, request, true, false);
+            return;
+        };
+        let Some(token) = token else {
+            // Untracked: one attempt, no retries.
+            self.finish(now, request, false, false);
+            return;
+        };
+        match strategy.refresh_retry_token(token, &failure) {
+            Ok(next) => {
+                let delay = next.delay().as_secs_f64();
+                self.requests[request].token = Some(next);
+                self.wait(now, request, delay);
+            }
+            Err(_why) => self.finish(now, request, false, false),
+        }
+    }
+
+    /// The request is over: `succeeded`, or given up (`timed_out` if by its
+    /// budget). A token still held is dropped, as the executor drops it.
+    fn finish(&mut self, now: f64, request: usize, succeeded: bool, timed_out: bool) {
+        let r = &mut self.requests[request];
+        r.done = true;
+        r.token = None;
+        let table = r.table;
+        if !succeeded && let Some(bin) = self.timeline.at(table, now) {
+            bin.gave_up += 1;
+            if timed_out {
+                bin.timed_out += 1;
+            }
+        }
+    }
+}
