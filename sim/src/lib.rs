@@ -7,15 +7,17 @@
 //! model of its public simulator. Tables and CSV are in [`report`], SVG plots
 //! in [`plot`], the command line in [`cli`]. [`driver`] drives rebound's
 //! retry strategies in virtual time ([`vclock`]) against simulated services
-//! ([`server`]), for the experiments to come.
+//! ([`server`]) for the [`outage`] and [`capacity`] experiments.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod capacity;
 pub mod cli;
 pub mod driver;
 pub mod event_queue;
 pub mod occ;
+pub mod outage;
 pub mod plot;
 pub mod report;
 pub mod rng;

@@ -1,0 +1,105 @@
+//! [`CapacityStrategy`]: the client behaviours the capacity experiment
+//! compares, each a real rebound strategy.
+
+use std::sync::Arc;
+
+use rebound_runtime::backoff::SeededRandom;
+use rebound_runtime::rate_limiter::AcquireMode;
+use rebound_runtime::time::ManualClock;
+use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, StandardRetryStrategy};
+
+use super::variant::{DEFAULT_WINDOW, OneCutPerEvent};
+use crate::driver::Fleet;
+
+/// How the clients retry and limit their send rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CapacityStrategy {
+    /// [`StandardRetryStrategy`] with its defaults, one per client.
+    Standard,
+    /// [`AdaptiveRetryStrategy`] around the standard defaults, blocking for
+    /// send tokens (its default): one per client, shared by every table
+    /// the client calls.
+    Adaptive,
+    /// The same adaptive strategy split with
+    /// [`partitions`](AdaptiveRetryStrategy::partitions): each client has a
+    /// quota and a rate limiter per table.
+    AdaptivePerTable,
+    /// Adaptive, refusing an attempt when no send token is available
+    /// ([`AcquireMode::FailFast`]) instead of waiting for one.
+    AdaptiveFailFast,
+    /// [`AdaptiveFailFast`](Self::AdaptiveFailFast) with one rate limiter
+    /// per table.
+    AdaptiveFailFastPerTable,
+    /// [`AdaptiveFailFast`](Self::AdaptiveFailFast) whose rate limiter
+    /// hears one throttle per congestion event: the proposed variant,
+    /// demonstrated by a wrapper ([`OneCutPerEvent`]).
+    OneCutFailFast,
+}
+
+impl CapacityStrategy {
+    /// The name in tables and CSV.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Standard => "standard",
+            Self::Adaptive => "adaptive",
+            Self::AdaptivePerTable => "adaptive per table",
+            Self::AdaptiveFailFast => "adaptive fail-fast",
+            Self::AdaptiveFailFastPerTable => "adaptive fail-fast per table",
+            Self::OneCutFailFast => "one cut per event (variant)",
+        }
+    }
+
+    /// The strategies of `clients` clients calling `tables` tables, on
+    /// `clock`, client `c`'s jitter seeded from `seed(c)`.
+    #[must_use]
+    pub fn fleet(
+        self,
+        clients: usize,
+        tables: usize,
+        clock: &ManualClock,
+        seed: impl Fn(usize) -> u64,
+    ) -> Fleet {
+        let standard = |client: usize| {
+            StandardRetryStrategy::builder()
+                .random(SeededRandom::new(seed(client)))
+                .build()
+        };
+        let mode = match self {
+            Self::Standard | Self::Adaptive | Self::AdaptivePerTable => AcquireMode::Block,
+            Self::AdaptiveFailFast | Self::AdaptiveFailFastPerTable | Self::OneCutFailFast => {
+                AcquireMode::FailFast
+            }
+        };
+        let adaptive = |client: usize| {
+            AdaptiveRetryStrategy::builder(standard(client))
+                .clock(clock.clone())
+                .acquire_mode(mode)
+                .build()
+        };
+        let mut shared: Vec<Arc<dyn RetryStrategy>> = Vec::with_capacity(clients);
+        let mut per_table = Vec::with_capacity(clients);
+        for client in 0..clients {
+            match self {
+                Self::Standard => shared.push(Arc::new(standard(client))),
+                Self::Adaptive | Self::AdaptiveFailFast => {
+                    shared.push(Arc::new(adaptive(client)));
+                }
+                Self::AdaptivePerTable | Self::AdaptiveFailFastPerTable => {
+                    per_table.push(adaptive(client).partitions::<usize>());
+                }
+                Self::OneCutFailFast => shared.push(Arc::new(OneCutPerEvent::new(
+                    adaptive(client),
+                    clock.clone(),
+                    DEFAULT_WINDOW,
+                ))),
+            }
+        }
+        Fleet::new(clients, tables, |client, table| match self {
+            Self::AdaptivePerTable | Self::AdaptiveFailFastPerTable => {
+                per_table[client].get(&table)
+            }
+            _ => Arc::clone(&shared[client]),
+        })
+    }
+}
