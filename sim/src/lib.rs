@@ -1,13 +1,23 @@
 //! `rebound-sim`: deterministic discrete-event simulations (virtual time,
-//! seeded) that drive rebound's real [`Backoff`](rebound_runtime::backoff::Backoff)
-//! values against simulated services.
+//! seeded) that drive rebound's real backoffs and retry strategies against
+//! simulated services.
 //!
-//! Implemented: [`occ`], the optimistic-concurrency contention experiment of
-//! the AWS Architecture Blog post "Exponential Backoff And Jitter", with the
-//! model of its public simulator. Tables and CSV are in [`report`], SVG plots
-//! in [`plot`], the command line in [`cli`]. [`driver`] drives rebound's
-//! retry strategies in virtual time ([`vclock`]) against simulated services
-//! ([`server`]) for the [`outage`] and [`capacity`] experiments.
+//! Three experiments:
+//!
+//! * [`occ`]: the optimistic-concurrency contention experiment of the AWS
+//!   Architecture Blog post "Exponential Backoff And Jitter", with the model
+//!   of its public simulator;
+//! * [`outage`]: a service that fails every attempt for a while, then
+//!   recovers with a finite capacity: no retries, naive fixed retries,
+//!   standard and adaptive mode;
+//! * [`capacity`]: a service that throttles above a provisioned rate,
+//!   offered two to five times that rate: standard and adaptive mode, one
+//!   rate limiter for every table or one per table.
+//!
+//! The strategies run through rebound's `RetryStrategy` interface, driven by
+//! [`driver`] in virtual time ([`vclock`]) against the services of
+//! [`server`]. Tables and CSV are in [`report`], SVG plots in [`plot`], the
+//! command line in [`cli`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -1,19 +1,13 @@
-//! SVG line plots of the OCC experiment (plotters, SVG backend only).
+//! SVG line plots of the OCC experiment: one line per algorithm against
+//! the number of clients.
 
 use std::error::Error;
 use std::path::Path;
 
 use plotters::prelude::*;
 
+use super::COLOURS;
 use crate::occ::{Algorithm, Row};
-
-const COLOURS: [RGBColor; 5] = [
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x7f, 0x7f, 0x7f),
-];
 
 /// Draws one chart on `$root` with y coordinates `$y`, one line per
 /// algorithm. A macro because the linear and logarithmic charts have

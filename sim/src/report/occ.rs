@@ -1,4 +1,4 @@
-//! Tables and CSV for the experiments' rows.
+//! Table and CSV of the OCC experiment.
 
 use std::fmt::Write as _;
 

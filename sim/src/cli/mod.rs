@@ -1,0 +1,162 @@
+//! The command line: `rebound-sim occ`, `outage`, `capacity` and `all`.
+//! Tables and CSV go to stdout; progress bars and notes to stderr.
+
+mod capacity;
+mod occ;
+mod outage;
+mod progress;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+pub use capacity::{Budget, CapacityArgs};
+pub use occ::OccArgs;
+pub use outage::{OutageAnswer, OutageArgs};
+
+use crate::capacity::CapacityParams;
+use crate::driver::Answer;
+use crate::occ::{OccParams, Row};
+use crate::outage::OutageParams;
+use crate::{plot, report};
+
+/// The default seed: every run is reproducible unless `--seed` changes it.
+pub const DEFAULT_SEED: u64 = 12;
+
+/// Deterministic discrete-event simulations of rebound's retry strategies.
+#[derive(Debug, Parser)]
+#[command(name = "rebound-sim", version, about)]
+pub struct Cli {
+    /// The experiment to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The experiments.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// OCC contention: N clients each write one row once, conflicts retried.
+    Occ(OccArgs),
+    /// Outage and recovery: every attempt fails for T seconds, then the
+    /// service recovers with a finite capacity.
+    Outage(OutageArgs),
+    /// Capacity-limited service: throttles above R attempts/s, offered 2R to 5R.
+    Capacity(CapacityArgs),
+    /// Every experiment: tables on stdout, SVG plots and CSV in a folder.
+    All(AllArgs),
+}
+
+/// Options of `all`.
+#[derive(Debug, Args)]
+pub struct AllArgs {
+    /// OCC trials per (clients, algorithm).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub trials: u64,
+    /// Seed of every draw.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Folder for the SVG plots and CSV files.
+    #[arg(long, default_value = "target/rebound-sim")]
+    pub out: PathBuf,
+}
+
+/// A clap value parser for a finite number in `[min, max]`.
+fn bounded(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone {
+    move |value: &str| {
+        let number: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{value}` is not a number"))?;
+        if number.is_finite() && (min..=max).contains(&number) {
+            Ok(number)
+        } else {
+            Err(format!("{value} is not between {min} and {max}"))
+        }
+    }
+}
+
+fn print_stdout(text: &str) -> Result<(), std::io::Error> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+fn all(args: &AllArgs) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(&args.out)?;
+    let mut written = Vec::new();
+
+    let clients: Vec<usize> = (1..=50).collect();
+    let rows = occ::rows(&clients, args.trials, args.seed, &OccParams::default());
+    let occ_csv = args.out.join("occ.csv");
+    std::fs::write(&occ_csv, report::csv(&rows))?;
+    written.push(occ_csv);
+    written.extend(plot::occ_plots(&args.out, &rows)?);
+    let tens: Vec<Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.clients % 10 == 0)
+        .collect();
+    print_stdout(&format!(
+        "## OCC contention ({} trials, seed {})\n\n{}\n",
+        args.trials,
+        args.seed,
+        report::table(&tens)
+    ))?;
+
+    let outage_params: Vec<OutageParams> = [Answer::Unavailable, Answer::SlowDown]
+        .into_iter()
+        .map(|outage_answer| OutageParams {
+            outage_answer,
+            ..OutageParams::default()
+        })
+        .collect();
+    let outage_runs = outage::runs(&outage_params, args.seed);
+    written.extend(outage::write(&args.out, &outage_params, &outage_runs)?);
+    print_stdout(&format!(
+        "{}\n",
+        outage::section(&outage_params[0], args.seed, &outage_runs)
+    ))?;
+
+    let capacity_params = CapacityParams::default();
+    let (single, partitioned) = capacity::runs(&capacity_params, args.seed);
+    written.extend(capacity::write(
+        &args.out,
+        &capacity_params,
+        &single,
+        &partitioned,
+    )?);
+    print_stdout(&format!(
+        "{}\n",
+        capacity::section(&capacity_params, args.seed, &single, &partitioned)
+    ))?;
+
+    for path in &written {
+        eprintln!("wrote {}", path.display());
+    }
+    print_stdout(&format!(
+        "SVG plots and CSV files: {}\n",
+        args.out.display()
+    ))?;
+    Ok(())
+}
+
+/// Parses the command line and runs it.
+#[must_use]
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Occ(args) => print_stdout(&occ::run(args)).map_err(Into::into),
+        Command::Outage(args) => outage::run(args).and_then(|text| Ok(print_stdout(&text)?)),
+        Command::Capacity(args) => capacity::run(args).and_then(|text| Ok(print_stdout(&text)?)),
+        Command::All(args) => all(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("rebound-sim: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,25 @@
+//! SVG plots of the experiments (plotters, SVG backend and line series
+//! only): one file per experiment, the time-series panels they share in
+//! [`series`].
+
+pub mod capacity;
+mod occ;
+pub mod outage;
+pub mod series;
+
+use plotters::style::RGBColor;
+
+pub use occ::{line_plot, occ_plots};
+
+/// Line colours, in series order (a colour-blind-friendly palette).
+pub const COLOURS: [RGBColor; 6] = [
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x7f, 0x7f, 0x7f),
+    RGBColor(0xff, 0x7f, 0x0e),
+];
+
+/// Black, for reference lines (capacity, offered load).
+pub const REFERENCE: RGBColor = RGBColor(0, 0, 0);
