@@ -21,7 +21,7 @@
 //!
 //! The strategies ([`OutageStrategy`]) are rebound's, configured through
 //! their builders, never re-implemented; the event loop is
-//! [`driver`](crate::driver).
+//! [`driver`]'s loop.
 //!
 //! # Metrics
 //!
