@@ -109,7 +109,7 @@ fn capacity_csv_has_both_scenarios() {
     let single = rows(
         &format!("{single}\n"),
         "capacity,clients,load,strategy,startup_goodput,startup_throttled,ramp_s,\
-steady_goodput,steady_throttled,steady_attempts_per_success,steady_gave_up,steady_send_limit",
+steady_goodput,steady_throttled,steady_attempts_per_success,steady_gave_up,steady_send_limit,unfinished",
         8,
     );
     for (index, row) in single.iter().enumerate() {

@@ -284,6 +284,9 @@ pub struct CapacityRow {
     pub steady: Window,
     /// The first second whose successes reach 90% of `R` ([`ramp`]).
     pub ramp: Option<f64>,
+    /// Logical requests still going at the end of the run (waiting in a
+    /// rate limiter's line, mostly).
+    pub unfinished: u64,
 }
 
 /// Runs `strategy` on `case` at `load` × `R`, every draw determined by
@@ -324,6 +327,7 @@ pub fn run_load(
         startup: window(0.0, params.startup),
         steady: window(params.startup, params.duration),
         ramp: ramp(&record, 0, case.capacity, 0.9),
+        unfinished: record.unfinished,
     };
     CapacityRun { row, record }
 }

@@ -5,7 +5,7 @@ use crate::capacity::{CapacityRow, CapacityRun, PartitionedRow, PartitionedRun};
 
 /// The CSV header of the single-table scenario.
 pub const CSV_HEADER: &str = "capacity,clients,load,strategy,startup_goodput,startup_throttled,\
-ramp_s,steady_goodput,steady_throttled,steady_attempts_per_success,steady_gave_up,steady_send_limit";
+ramp_s,steady_goodput,steady_throttled,steady_attempts_per_success,steady_gave_up,steady_send_limit,unfinished";
 
 /// The CSV header of the partitioned scenario.
 pub const PARTITIONED_HEADER: &str = "strategy,hot_load,hot_goodput,hot_throttled,\
@@ -35,6 +35,7 @@ pub fn csv(rows: &[CapacityRow]) -> String {
                 format!("{:.3}", r.steady.attempts_per_success),
                 format!("{:.4}", r.steady.gave_up),
                 csv_number(r.steady.send_limit, 1),
+                r.unfinished.to_string(),
             ]
         })
         .collect();
@@ -68,6 +69,7 @@ pub fn table(rows: &[CapacityRow]) -> String {
                     r.steady
                         .send_limit
                         .map_or_else(|| "off".to_owned(), |l| format!("{l:.0}/s")),
+                    r.unfinished.to_string(),
                 ]
             })
             .collect();
@@ -89,8 +91,11 @@ pub fn table(rows: &[CapacityRow]) -> String {
                 "attempts/success",
                 "gave up",
                 "send limit",
+                "waiting at end",
             ],
-            &[false, false, true, true, true, true, true, true, true, true],
+            &[
+                false, false, true, true, true, true, true, true, true, true, true,
+            ],
             &lines,
         ));
         out.push('\n');
