@@ -26,7 +26,7 @@
 //! * Cases ([`Case`]): `R` = 100 with one client (one application's SDK
 //!   client, what adaptive mode is designed for), `R` = 1000 with one
 //!   client (more attempts in flight per round trip), `R` = 100 shared by
-//!   ten clients.
+//!   ten and by thirty clients.
 //!
 //! # Metrics (per window: start-up, steady state)
 //!
@@ -111,6 +111,11 @@ impl Default for CapacityParams {
                 Case {
                     capacity: 100.0,
                     clients: 10,
+                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCutFailFast],
+                },
+                Case {
+                    capacity: 100.0,
+                    clients: 30,
                     strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCutFailFast],
                 },
             ],

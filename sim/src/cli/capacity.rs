@@ -22,7 +22,7 @@ pub struct CapacityArgs {
     /// Seed of every draw.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
-    /// Run one case with this capacity R (attempts/s) instead of the three
+    /// Run one case with this capacity R (attempts/s) instead of the four
     /// default cases; every strategy, blocking adaptive mode included.
     #[arg(long, value_parser = bounded(1.0, 100_000.0))]
     pub capacity: Option<f64>,
