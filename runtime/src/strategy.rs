@@ -250,6 +250,32 @@ pub trait RetryStrategy: Debug + Send + Sync {
     fn send_rate(&self) -> Option<f64> {
         None
     }
+
+    /// The request holding `token` makes no further attempt and none of its
+    /// attempts is in flight: its caller stopped before sending (the time
+    /// budget ran out, the strategy refused a send permit). The executors
+    /// call it there; the default drops the token.
+    ///
+    /// Not part of the Smithy interface, whose tokens end only in
+    /// [`record_success`](Self::record_success) or a refused
+    /// [`refresh_retry_token`](Self::refresh_retry_token). The adaptive
+    /// strategy needs it: a caller waiting for a send token holds a place in
+    /// line, and one that leaves without a word holds the callers behind it
+    /// back until its place lapses.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy};
+    ///
+    /// let strategy = AdaptiveRetryStrategy::new();
+    /// let token = strategy.acquire_initial_token()?;
+    /// strategy.abandon(token); // gave up before the first attempt
+    /// # Ok::<(), rebound_runtime::TokenAcquisitionFailed>(())
+    /// ```
+    fn abandon(&self, token: RetryToken) {
+        drop(token);
+    }
 }
 
 /// Why a strategy retries a failure: the kind of trouble the attempt ran
@@ -388,6 +414,10 @@ macro_rules! forward_retry_strategy {
             #[inline]
             fn send_rate(&self) -> Option<f64> {
                 S::send_rate(self)
+            }
+            #[inline]
+            fn abandon(&self, token: RetryToken) {
+                S::abandon(self, token)
             }
         }
     )+};

@@ -367,6 +367,14 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
     fn send_rate(&self) -> Option<f64> {
         self.limiter.send_rate()
     }
+
+    /// Takes the token's place in the send line, if it holds one, so the
+    /// callers behind it move up at once.
+    fn abandon(&self, mut token: RetryToken) {
+        if self.standard.issuer().issued(&token) {
+            self.limiter.leave_line(token.send_ticket_mut());
+        }
+    }
 }
 
 /// `secs` as a `Duration` rounded *up* to whole nanoseconds (at least one):
@@ -441,6 +449,35 @@ mod tests {
                 SendPermit::Wait(wait) => clock.advance(wait),
             }
         }
+        assert_eq!(strategy.limiter.waiting(), 0);
+    }
+
+    /// A caller that gives up while waiting for a send token (its time
+    /// budget ran out) leaves the line at once, through the executor.
+    #[test]
+    fn a_request_out_of_budget_leaves_the_send_line() {
+        let clock = ManualClock::new();
+        let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
+        let strategy = AdaptiveRetryStrategy::builder(standard)
+            .clock(clock.clone())
+            .build();
+        let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
+        let token = strategy.acquire_initial_token().expect("initial");
+        clock.advance(Duration::from_millis(1));
+        let _ = strategy.refresh_retry_token(token, &throttled);
+        // Someone already waits, so this request stands in line behind it.
+        let mut first = strategy.acquire_initial_token().expect("initial");
+        let permit = strategy.acquire_send_permit(&mut first).expect("blocking");
+        assert!(matches!(permit, SendPermit::Wait(_)), "{permit:?}");
+        let sleeper_clock = clock.clone();
+        let result: Result<(), _> = crate::Retry::new(&strategy)
+            .clock(clock.clone())
+            .sleeper(move |wait| sleeper_clock.advance(wait))
+            .budget(Duration::from_millis(600))
+            .run(|_| -> Result<(), HttpErrorResponse> { unreachable!("never sent") });
+        assert!(result.is_err());
+        assert_eq!(strategy.limiter.waiting(), 1, "only the first caller");
+        strategy.abandon(first);
         assert_eq!(strategy.limiter.waiting(), 0);
     }
 }

@@ -128,6 +128,14 @@ impl RetryStrategy for ConfiguredRetryStrategy {
             Self::Adaptive(strategy) => strategy.send_rate(),
         }
     }
+
+    fn abandon(&self, token: RetryToken) {
+        match self {
+            Self::Legacy(strategy) => strategy.abandon(token),
+            Self::Standard(strategy) => strategy.abandon(token),
+            Self::Adaptive(strategy) => strategy.abandon(token),
+        }
+    }
 }
 
 impl ResolvedRetryConfig {

@@ -115,7 +115,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
                 Action::Stop(reason) => {
                     let listener = &self.listener;
                     let why = listen::stop_before_attempt(
-                        &request,
+                        request,
                         classify,
                         last_failure,
                         reason,

@@ -394,7 +394,7 @@ pub(crate) fn stopped_with<E, L: RetryListener + ?Sized>(
 /// tells `listener` (with the strategy's quota and send rate) and gives the
 /// error to return, holding the last attempt's failure if there was one.
 pub(crate) fn stop_before_attempt<S, C, E, L>(
-    request: &Request<S, C>,
+    request: Request<S, C>,
     classify: &impl Classify<E>,
     last_failure: Option<E>,
     reason: StopReason,
@@ -415,6 +415,7 @@ where
         &reason,
         listener,
     );
+    request.abandon();
     super::RetryError::stopped(last_failure, attempts, reason)
 }
 

@@ -128,6 +128,14 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
         }
     }
 
+    /// The request stops before its next attempt: hand the token back as
+    /// abandoned ([`RetryStrategy::abandon`]).
+    pub(crate) fn abandon(self) {
+        if let Tracking::Token(token) = self.tracking {
+            self.strategy.abandon(token);
+        }
+    }
+
     /// The strategy the request draws its tokens from.
     pub(crate) const fn strategy(&self) -> &S {
         &self.strategy

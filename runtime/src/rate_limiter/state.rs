@@ -101,6 +101,11 @@ impl RateLimiterState {
     /// them and one more (with no one ahead, [`try_acquire`](Self::try_acquire)
     /// exactly). Otherwise [`RateLimited`] with the wait, at the current fill
     /// rate, until it will. Nothing is taken or reserved when it must wait.
+    ///
+    /// A caller further back than the bucket holds tokens is served only
+    /// after those ahead: the line moves as its head is served, so callers
+    /// that went away must leave it ([`RetryStrategy::abandon`](crate::RetryStrategy::abandon),
+    /// which the executors call) or hold it up until their places lapse.
     pub(crate) fn try_acquire_behind(&mut self, now: f64, ahead: usize) -> Result<(), RateLimited> {
         if ahead == 0 {
             // No one in line: exactly the reference's acquire.

@@ -224,7 +224,11 @@ where
                             this.state.set(State::Done);
                             let last = this.last.take();
                             let listener = &*this.listener;
-                            return Poll::Ready(stop(strategy, last, attempts, reason, listener));
+                            let stopped = stop(strategy, last, attempts, reason, listener);
+                            if let Some(request) = request {
+                                request.abandon();
+                            }
+                            return Poll::Ready(stopped);
                         }
                     }
                 }
