@@ -365,11 +365,16 @@ impl<'a, S: Service> Run<'a, S> {
     }
 
     /// The request is over: `succeeded`, or given up (`timed_out` if by its
-    /// budget). A token still held is dropped, as the executor drops it.
+    /// budget). A token still held is handed back as abandoned, as the
+    /// executor does when it stops before an attempt.
     fn finish(&mut self, now: f64, request: usize, succeeded: bool, timed_out: bool) {
+        if let Some(token) = self.requests[request].token.take()
+            && let Some(strategy) = self.strategy(request)
+        {
+            strategy.abandon(token);
+        }
         let r = &mut self.requests[request];
         r.done = true;
-        r.token = None;
         let table = r.table;
         if !succeeded && let Some(bin) = self.timeline.at(table, now) {
             bin.gave_up += 1;
