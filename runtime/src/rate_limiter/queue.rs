@@ -31,10 +31,26 @@ struct Waiter {
 }
 
 /// The callers waiting for a send token, first come first served.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SendQueue {
     waiters: VecDeque<Waiter>,
     next_ticket: u64,
+    /// No ticket lapses before this time (a lower bound: a ticket renewed
+    /// later lapses later). Lapsed tickets are looked for only once it has
+    /// passed, not on every ask: every waiting caller asks at least every
+    /// 0.25 s, so scanning the whole line each time would cost the line's
+    /// length squared per quarter second.
+    no_lapse_before: f64,
+}
+
+impl Default for SendQueue {
+    fn default() -> Self {
+        Self {
+            waiters: VecDeque::new(),
+            next_ticket: 0,
+            no_lapse_before: f64::INFINITY,
+        }
+    }
 }
 
 impl SendQueue {
@@ -42,7 +58,15 @@ impl SendQueue {
     /// how many waiting callers are ahead of `ticket` (all of them for a
     /// caller without a ticket, or whose ticket lapsed).
     pub(crate) fn ahead_of(&mut self, ticket: Option<u64>, now: f64) -> usize {
-        self.waiters.retain(|w| w.expires >= now);
+        // `!(a <= b)` rather than `a > b`: a NaN `now` looks, as it always did.
+        if !(now <= self.no_lapse_before) {
+            self.waiters.retain(|w| w.expires >= now);
+            self.no_lapse_before = self
+                .waiters
+                .iter()
+                .map(|w| w.expires)
+                .fold(f64::INFINITY, f64::min);
+        }
         ticket
             .and_then(|t| self.position(t))
             .unwrap_or(self.waiters.len())
@@ -61,6 +85,7 @@ impl SendQueue {
     /// ticket.
     pub(crate) fn wait(&mut self, ticket: Option<u64>, now: f64, wait: f64) -> u64 {
         let expires = now + wait + GRACE_SECS;
+        self.no_lapse_before = self.no_lapse_before.min(expires);
         if let Some(index) = ticket.and_then(|t| self.position(t)) {
             let waiter = &mut self.waiters[index];
             waiter.expires = expires;
@@ -90,6 +115,69 @@ impl SendQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line as it was before lapsed tickets were looked for lazily:
+    /// every ask scans it. The lazy line must answer exactly the same.
+    #[derive(Default)]
+    struct Scanning {
+        waiters: Vec<Waiter>,
+        next_ticket: u64,
+    }
+
+    impl Scanning {
+        fn ahead_of(&mut self, ticket: Option<u64>, now: f64) -> usize {
+            self.waiters.retain(|w| w.expires >= now);
+            ticket
+                .and_then(|t| self.waiters.iter().position(|w| w.ticket == t))
+                .unwrap_or(self.waiters.len())
+        }
+        fn wait(&mut self, ticket: Option<u64>, now: f64, wait: f64) -> u64 {
+            let expires = now + wait + GRACE_SECS;
+            if let Some(w) = self.waiters.iter_mut().find(|w| Some(w.ticket) == ticket) {
+                w.expires = expires;
+                return w.ticket;
+            }
+            let ticket = self.next_ticket;
+            self.next_ticket += 1;
+            self.waiters.push(Waiter { ticket, expires });
+            ticket
+        }
+        fn leave(&mut self, ticket: Option<u64>) {
+            self.waiters.retain(|w| Some(w.ticket) != ticket);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lazy_lapsing_answers_as_scanning_every_time(
+            ops in proptest::collection::vec((0_u8..3, 0_usize..8, -1.0..3.0_f64, 0.0..0.3_f64), 1..200)
+        ) {
+            let (mut lazy, mut scanning) = (SendQueue::default(), Scanning::default());
+            let mut tickets: Vec<u64> = Vec::new();
+            let mut now = 0.0;
+            for (op, pick, step, wait) in ops {
+                now += step.max(0.0) * 0.2; // mostly forward, sometimes still
+                let ticket = tickets.get(pick).copied();
+                match op {
+                    0 => proptest::prop_assert_eq!(
+                        lazy.ahead_of(ticket, now),
+                        scanning.ahead_of(ticket, now)
+                    ),
+                    1 => {
+                        let t = lazy.wait(ticket, now, wait);
+                        proptest::prop_assert_eq!(t, scanning.wait(ticket, now, wait));
+                        if !tickets.contains(&t) {
+                            tickets.push(t);
+                        }
+                    }
+                    _ => {
+                        lazy.leave(ticket);
+                        scanning.leave(ticket);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn first_come_first_served_and_lapsed_tickets_leave() {

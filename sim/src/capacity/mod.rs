@@ -100,13 +100,10 @@ impl Default for CapacityParams {
                     clients: 1,
                     strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCutFailFast],
                 },
-                // Blocking adaptive mode is left out at R = 1000: its send
-                // line costs O(waiting) per ask, and thousands wait (a run
-                // takes minutes); at R = 100 it shows the same collapse.
                 Case {
                     capacity: 1000.0,
                     clients: 1,
-                    strategies: vec![Standard, AdaptiveFailFast, OneCutFailFast],
+                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCutFailFast],
                 },
                 Case {
                     capacity: 100.0,
