@@ -58,8 +58,8 @@ impl SendQueue {
     /// how many waiting callers are ahead of `ticket` (all of them for a
     /// caller without a ticket, or whose ticket lapsed).
     pub(crate) fn ahead_of(&mut self, ticket: Option<u64>, now: f64) -> usize {
-        // `!(a <= b)` rather than `a > b`: a NaN `now` looks, as it always did.
-        if !(now <= self.no_lapse_before) {
+        // A NaN `now` looks too (and finds every place lapsed, as before).
+        if now > self.no_lapse_before || now.is_nan() {
             self.waiters.retain(|w| w.expires >= now);
             self.no_lapse_before = self
                 .waiters
