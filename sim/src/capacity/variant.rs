@@ -119,4 +119,8 @@ impl RetryStrategy for OneCutPerEvent {
     fn send_rate(&self) -> Option<f64> {
         self.inner.send_rate()
     }
+
+    fn abandon(&self, token: RetryToken) {
+        self.inner.abandon(token);
+    }
 }
