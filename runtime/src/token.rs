@@ -71,6 +71,11 @@ pub struct RetryToken {
     /// The attempt's place in a rate limiter's line while it waits for a
     /// send token (see [`RetryStrategy::acquire_send_permit`](crate::RetryStrategy::acquire_send_permit)).
     send_ticket: Option<u64>,
+    /// When the attempt was granted its send (`f64` bits, seconds on the rate
+    /// limiter's clock); minus infinity until then, and for a send granted
+    /// while the limiter was off. Read only by the opt-in "one cut per
+    /// congestion event" of adaptive mode.
+    sent_at: u64,
     /// The [`TokenIssuer`] that made it; 0 for a strategy that keeps no
     /// account ([`NeverRetryStrategy`](crate::NeverRetryStrategy)).
     issuer: u64,
@@ -84,6 +89,7 @@ impl RetryToken {
             delay: Duration::ZERO,
             quota_cost: None,
             send_ticket: None,
+            sent_at: NOT_SENT,
             issuer,
         }
     }
@@ -107,8 +113,20 @@ impl RetryToken {
                 None => self.quota_cost,
             },
             send_ticket: None,
+            sent_at: NOT_SENT,
             issuer: self.issuer,
         }
+    }
+
+    /// When the attempt was granted its send (seconds on the rate limiter's
+    /// clock), or minus infinity: see [`set_sent_at`](Self::set_sent_at).
+    pub(crate) const fn sent_at(&self) -> f64 {
+        f64::from_bits(self.sent_at)
+    }
+
+    /// Records when the attempt was granted its send.
+    pub(crate) const fn set_sent_at(&mut self, at: f64) {
+        self.sent_at = at.to_bits();
     }
 
     /// The attempt's place in a rate limiter's line, kept between the asks
@@ -279,9 +297,18 @@ impl Default for TokenIssuer {
     }
 }
 
+/// `sent_at` of a token whose attempt has not been granted a send (minus
+/// infinity: before any time the limiter can see).
+const NOT_SENT: u64 = 0xFFF0_0000_0000_0000;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn not_sent_is_minus_infinity() {
+        assert_eq!(f64::from_bits(NOT_SENT), f64::NEG_INFINITY);
+    }
 
     #[test]
     fn issuers_recognise_only_their_own_tokens() {

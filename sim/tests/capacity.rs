@@ -29,6 +29,7 @@ fn same_seed_same_record_other_seed_other_record() {
         CapacityStrategy::Standard,
         CapacityStrategy::Adaptive,
         CapacityStrategy::AdaptiveFailFast,
+        CapacityStrategy::OneCut,
         CapacityStrategy::OneCutFailFast,
     ] {
         let a = run_load(&params, &case, 3.0, strategy, 1);

@@ -158,28 +158,30 @@ impl ClientRateLimiter {
     }
 
     /// Takes a send token without reading the clock if one was already there
-    /// at the latest time the limiter has seen (its last response or send):
-    /// `true` if taken (or the limiter is disabled). `false` means "read the
-    /// clock and ask with the time": the bucket was short then, or callers
-    /// are waiting in line.
+    /// at the latest time the limiter has seen (its last response or send),
+    /// or the limiter is disabled. Not taken means "read the clock and ask
+    /// with the time": the bucket was short then, or callers are waiting in
+    /// line.
     ///
     /// Granting a token at an earlier time than the send's is a history the
     /// reference allows (a send made a moment earlier); it never lets more
     /// sends through than the rate earns, since the bucket only ever credits
     /// time up to the latest time it has seen. This is what keeps the
     /// adaptive strategy at one clock read per attempt (the response's).
-    pub(crate) fn try_acquire_without_clock(&self) -> bool {
+    ///
+    /// `Some(time)` when taken: the time it was taken at (minus infinity
+    /// while the limiter is off); `None` to read the clock.
+    pub(crate) fn try_acquire_without_clock(&self) -> Option<f64> {
         if !self.is_enabled() {
-            return true;
+            return Some(f64::NEG_INFINITY);
         }
         if self.anyone_in_line() {
-            return false;
+            return None;
         }
         self.update(|s| {
             let latest = s.latest_time();
-            s.try_acquire(latest)
+            s.try_acquire(latest).ok().map(|()| latest)
         })
-        .is_ok()
     }
 
     /// Takes a send token at `now` in turn: callers told to wait are served
@@ -322,6 +324,16 @@ impl ClientRateLimiter {
     /// count towards the measured rate and the CUBIC recovery.
     pub fn on_response(&self, now: f64, is_throttle: bool) {
         self.update(|s| s.on_response(now, is_throttle));
+        if is_throttle {
+            self.enabled.store(true, Ordering::Release);
+        }
+    }
+
+    /// [`on_response`](Self::on_response) for an attempt granted its send at
+    /// `sent_at`, with at most one CUBIC decrease per congestion event
+    /// (opt-in: see [`AdaptiveRetryStrategyBuilder::cut_once_per_event`](crate::AdaptiveRetryStrategyBuilder::cut_once_per_event)).
+    pub(crate) fn on_response_once_per_event(&self, now: f64, is_throttle: bool, sent_at: f64) {
+        self.update(|s| s.on_response_once_per_event(now, is_throttle, sent_at));
         if is_throttle {
             self.enabled.store(true, Ordering::Release);
         }

@@ -167,6 +167,18 @@ impl RateLimiterState {
         self.bucket.last_timestamp()
     }
 
+    /// [`on_response`](Self::on_response) for an attempt that was granted
+    /// its send at `sent_at`, with at most one CUBIC decrease per congestion
+    /// event (opt-in; not the reference's algorithm): a throttle of an
+    /// attempt sent before the last decrease — sent into the congestion that
+    /// decrease already answered — counts as a plain response. The first
+    /// throttle always counts (it turns the limiter on). TCP's CUBIC reduces
+    /// once per round trip for the same reason.
+    pub(crate) fn on_response_once_per_event(&mut self, now: f64, is_throttle: bool, sent_at: f64) {
+        let new_event = !self.enabled || sent_at >= self.cubic.params().last_fail;
+        self.on_response(now, is_throttle && new_event);
+    }
+
     /// Every field of the state, for debugging, metrics and tests.
     pub fn snapshot(&self) -> RateLimiterSnapshot {
         let cubic = self.cubic.params();

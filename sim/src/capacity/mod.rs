@@ -2,9 +2,10 @@
 //! and throttles the rest (HTTP 429 `ThrottlingException`), while the
 //! clients offer two to five times that. Compared: rebound's standard mode,
 //! adaptive mode blocking for send tokens (its default) and failing fast,
-//! and, as a demonstration, the proposed variant of adaptive mode
-//! ([`variant`]); then one rate limiter for every table against one per
-//! table ([`partitioned`]).
+//! and both with the opt-in of one CUBIC decrease per congestion event
+//! ([`cut_once_per_event`](rebound_runtime::AdaptiveRetryStrategyBuilder::cut_once_per_event));
+//! then one rate limiter for every table against one per table
+//! ([`partitioned`]).
 //!
 //! # The model
 //!
@@ -43,7 +44,6 @@
 
 pub mod partitioned;
 mod strategy;
-pub mod variant;
 
 pub use partitioned::{PartitionedRow, PartitionedRun, run_partitioned};
 pub use strategy::CapacityStrategy;
@@ -92,28 +92,28 @@ pub struct CapacityParams {
 
 impl Default for CapacityParams {
     fn default() -> Self {
-        use CapacityStrategy::{Adaptive, AdaptiveFailFast, OneCutFailFast, Standard};
+        use CapacityStrategy::{Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast, Standard};
         Self {
             cases: vec![
                 Case {
                     capacity: 100.0,
                     clients: 1,
-                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCutFailFast],
+                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast],
                 },
                 Case {
                     capacity: 1000.0,
                     clients: 1,
-                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCutFailFast],
+                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast],
                 },
                 Case {
                     capacity: 100.0,
                     clients: 10,
-                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCutFailFast],
+                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast],
                 },
                 Case {
                     capacity: 100.0,
                     clients: 30,
-                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCutFailFast],
+                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast],
                 },
             ],
             partitioned: Case {

@@ -8,7 +8,6 @@ use rebound_runtime::rate_limiter::AcquireMode;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, StandardRetryStrategy};
 
-use super::variant::{DEFAULT_WINDOW, OneCutPerEvent};
 use crate::driver::Fleet;
 
 /// How the clients retry and limit their send rate.
@@ -30,9 +29,11 @@ pub enum CapacityStrategy {
     /// [`AdaptiveFailFast`](Self::AdaptiveFailFast) with one rate limiter
     /// per table.
     AdaptiveFailFastPerTable,
-    /// [`AdaptiveFailFast`](Self::AdaptiveFailFast) whose rate limiter
-    /// hears one throttle per congestion event: the proposed variant,
-    /// demonstrated by a wrapper ([`OneCutPerEvent`]).
+    /// [`Adaptive`](Self::Adaptive) with the opt-in of one CUBIC decrease
+    /// per congestion event
+    /// ([`cut_once_per_event`](rebound_runtime::AdaptiveRetryStrategyBuilder::cut_once_per_event)).
+    OneCut,
+    /// [`AdaptiveFailFast`](Self::AdaptiveFailFast) with the same opt-in.
     OneCutFailFast,
 }
 
@@ -46,7 +47,8 @@ impl CapacityStrategy {
             Self::AdaptivePerTable => "adaptive per table",
             Self::AdaptiveFailFast => "adaptive fail-fast",
             Self::AdaptiveFailFastPerTable => "adaptive fail-fast per table",
-            Self::OneCutFailFast => "one cut per event (variant)",
+            Self::OneCut => "adaptive + one cut per event",
+            Self::OneCutFailFast => "adaptive fail-fast + one cut per event",
         }
     }
 
@@ -66,15 +68,19 @@ impl CapacityStrategy {
                 .build()
         };
         let mode = match self {
-            Self::Standard | Self::Adaptive | Self::AdaptivePerTable => AcquireMode::Block,
+            Self::Standard | Self::Adaptive | Self::AdaptivePerTable | Self::OneCut => {
+                AcquireMode::Block
+            }
             Self::AdaptiveFailFast | Self::AdaptiveFailFastPerTable | Self::OneCutFailFast => {
                 AcquireMode::FailFast
             }
         };
+        let once = matches!(self, Self::OneCut | Self::OneCutFailFast);
         let adaptive = |client: usize| {
             AdaptiveRetryStrategy::builder(standard(client))
                 .clock(clock.clone())
                 .acquire_mode(mode)
+                .cut_once_per_event(once)
                 .build()
         };
         let mut shared: Vec<Arc<dyn RetryStrategy>> = Vec::with_capacity(clients);
@@ -82,17 +88,12 @@ impl CapacityStrategy {
         for client in 0..clients {
             match self {
                 Self::Standard => shared.push(Arc::new(standard(client))),
-                Self::Adaptive | Self::AdaptiveFailFast => {
+                Self::Adaptive | Self::AdaptiveFailFast | Self::OneCut | Self::OneCutFailFast => {
                     shared.push(Arc::new(adaptive(client)));
                 }
                 Self::AdaptivePerTable | Self::AdaptiveFailFastPerTable => {
                     per_table.push(adaptive(client).partitions::<usize>());
                 }
-                Self::OneCutFailFast => shared.push(Arc::new(OneCutPerEvent::new(
-                    adaptive(client),
-                    clock.clone(),
-                    DEFAULT_WINDOW,
-                ))),
             }
         }
         Fleet::new(clients, tables, |client, table| match self {

@@ -81,6 +81,7 @@ impl CapacityArgs {
                     CapacityStrategy::Standard,
                     CapacityStrategy::Adaptive,
                     CapacityStrategy::AdaptiveFailFast,
+                    CapacityStrategy::OneCut,
                     CapacityStrategy::OneCutFailFast,
                 ],
             };
