@@ -136,11 +136,23 @@ fn a_shared_standard_strategy_keeps_its_quota_in_bounds() {
 
 #[test]
 fn a_shared_adaptive_strategy_keeps_quota_and_waits_in_bounds() {
+    adaptive_keeps_quota_and_waits_in_bounds(false);
+}
+
+/// The same with the opt-in of one cut per congestion event, whose check
+/// reads each token's send time against the limiter's last cut.
+#[test]
+fn a_shared_adaptive_strategy_cutting_once_per_event_keeps_its_bounds() {
+    adaptive_keeps_quota_and_waits_in_bounds(true);
+}
+
+fn adaptive_keeps_quota_and_waits_in_bounds(cut_once_per_event: bool) {
     let clock = ManualClock::new();
     let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
     let strategy = Arc::new(
         AdaptiveRetryStrategy::builder(standard)
             .clock(clock.clone())
+            .cut_once_per_event(cut_once_per_event)
             .build(),
     );
     let capacity = strategy.standard().quota().capacity();

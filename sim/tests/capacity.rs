@@ -25,13 +25,7 @@ fn case(capacity: f64, clients: usize) -> Case {
 fn same_seed_same_record_other_seed_other_record() {
     let params = params(20.0);
     let case = case(20.0, 2);
-    for strategy in [
-        CapacityStrategy::Standard,
-        CapacityStrategy::Adaptive,
-        CapacityStrategy::AdaptiveFailFast,
-        CapacityStrategy::OneCut,
-        CapacityStrategy::OneCutFailFast,
-    ] {
+    for strategy in CapacityStrategy::SINGLE_TABLE {
         let a = run_load(&params, &case, 3.0, strategy, 1);
         assert_eq!(
             a,

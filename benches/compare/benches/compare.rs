@@ -177,23 +177,7 @@ impl Aws {
         let mut cfg = ConfigBag::base();
         cfg.push_shared_layer(self.client_layer.clone());
         let mut ctx = InterceptorContext::new(Input::doesnt_matter());
-        let first = strategy
-            .should_attempt_initial_request(&self.components, &cfg)
-            .unwrap();
-        assert!(!matches!(first, ShouldAttempt::No));
-        for attempt in 1..=failures + 1 {
-            cfg.interceptor_state()
-                .store_put(RequestAttempts::new(attempt));
-            if attempt <= failures {
-                ctx.set_output_or_error(Err(OrchestratorError::other("503")));
-            } else {
-                ctx.set_output_or_error(Ok(Output::doesnt_matter()));
-            }
-            let next = strategy
-                .should_attempt_retry(&ctx, &self.components, &cfg)
-                .unwrap();
-            assert_eq!(matches!(next, ShouldAttempt::No), attempt > failures);
-        }
+        self.attempts(strategy, &mut cfg, &mut ctx, failures);
         black_box(&ctx);
     }
 
@@ -218,6 +202,18 @@ impl Aws {
     fn request_reusing(
         &self,
         (strategy, cfg, ctx): &mut (AwsStandard, ConfigBag, InterceptorContext),
+        failures: u32,
+    ) {
+        self.attempts(strategy, cfg, ctx, failures);
+    }
+
+    /// The strategy's calls for one request of `failures` failed attempts
+    /// then a success, with the per-attempt state they read.
+    fn attempts(
+        &self,
+        strategy: &AwsStandard,
+        cfg: &mut ConfigBag,
+        ctx: &mut InterceptorContext,
         failures: u32,
     ) {
         let first = strategy

@@ -381,27 +381,20 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
             // This caller will not wait, so it takes no place in line (and
             // never jumps it): granted only if a token is left over for
             // everyone waiting; else refused with the true wait.
-            return match self.limiter.try_acquire(now) {
-                Ok(()) => {
-                    token.set_sent_at(now);
-                    Ok(SendPermit::Granted)
-                }
-                Err(limited) => Err(TokenAcquisitionFailed::RateLimited {
+            if let Err(limited) = self.limiter.try_acquire(now) {
+                return Err(TokenAcquisitionFailed::RateLimited {
                     attempts: token.retries(),
                     wait: whole_nanos_above(limited.wait_secs()),
-                }),
-            };
-        }
-        match self
+                });
+            }
+        } else if let Err(limited) = self
             .limiter
             .try_acquire_in_turn(now, token.send_ticket_mut())
         {
-            Ok(()) => {
-                token.set_sent_at(now);
-                Ok(SendPermit::Granted)
-            }
-            Err(limited) => Ok(SendPermit::Wait(whole_nanos_above(limited.wait_secs()))),
+            return Ok(SendPermit::Wait(whole_nanos_above(limited.wait_secs())));
         }
+        token.set_sent_at(now);
+        Ok(SendPermit::Granted)
     }
 
     /// The standard strategy's: its classifier's verdict.
@@ -468,17 +461,30 @@ mod tests {
     use crate::classify::HttpErrorResponse;
     use crate::time::ManualClock;
 
+    /// Defaults with a fixed jitter draw, on a manual clock.
+    fn on_a_manual_clock(
+        cut_once_per_event: bool,
+    ) -> (AdaptiveRetryStrategy<ManualClock>, ManualClock) {
+        let clock = ManualClock::new();
+        let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
+        let strategy = AdaptiveRetryStrategy::builder(standard)
+            .clock(clock.clone())
+            .cut_once_per_event(cut_once_per_event)
+            .build();
+        (strategy, clock)
+    }
+
+    fn throttle() -> HttpErrorResponse {
+        HttpErrorResponse::new(400).with_code("ThrottlingException")
+    }
+
     /// A blocking caller told to wait whose attempt is then reported anyway
     /// (sent without its permit, or given up on and reported) leaves the send
     /// line at once, and so does every caller that is served.
     #[test]
     fn reported_or_served_callers_leave_the_send_line() {
-        let clock = ManualClock::new();
-        let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
-        let strategy = AdaptiveRetryStrategy::builder(standard)
-            .clock(clock.clone())
-            .build();
-        let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
+        let (strategy, clock) = on_a_manual_clock(false);
+        let throttled = throttle();
         let token = strategy.acquire_initial_token().expect("initial");
         clock.advance(Duration::from_millis(1));
         let mut first = strategy
@@ -509,15 +515,10 @@ mod tests {
     /// last cut do not cut again; without it (botocore's rule) each does.
     #[test]
     fn one_cut_per_congestion_event_is_opt_in() {
-        let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
+        let throttled = throttle();
         let mut w_max = Vec::new();
         for once in [false, true] {
-            let clock = ManualClock::new();
-            let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
-            let strategy = AdaptiveRetryStrategy::builder(standard)
-                .clock(clock.clone())
-                .cut_once_per_event(once)
-                .build();
+            let (strategy, clock) = on_a_manual_clock(once);
             let send = || {
                 let mut token = strategy.acquire_initial_token().expect("initial");
                 match strategy.acquire_send_permit(&mut token).expect("permit") {
@@ -572,12 +573,8 @@ mod tests {
     /// budget ran out) leaves the line at once, through the executor.
     #[test]
     fn a_request_out_of_budget_leaves_the_send_line() {
-        let clock = ManualClock::new();
-        let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
-        let strategy = AdaptiveRetryStrategy::builder(standard)
-            .clock(clock.clone())
-            .build();
-        let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
+        let (strategy, clock) = on_a_manual_clock(false);
+        let throttled = throttle();
         let token = strategy.acquire_initial_token().expect("initial");
         clock.advance(Duration::from_millis(1));
         let _ = strategy.refresh_retry_token(token, &throttled);

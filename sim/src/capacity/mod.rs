@@ -92,28 +92,27 @@ pub struct CapacityParams {
 
 impl Default for CapacityParams {
     fn default() -> Self {
-        use CapacityStrategy::{Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast, Standard};
         Self {
             cases: vec![
                 Case {
                     capacity: 100.0,
                     clients: 1,
-                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast],
+                    strategies: CapacityStrategy::SINGLE_TABLE.to_vec(),
                 },
                 Case {
                     capacity: 1000.0,
                     clients: 1,
-                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast],
+                    strategies: CapacityStrategy::SINGLE_TABLE.to_vec(),
                 },
                 Case {
                     capacity: 100.0,
                     clients: 10,
-                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast],
+                    strategies: CapacityStrategy::SINGLE_TABLE.to_vec(),
                 },
                 Case {
                     capacity: 100.0,
                     clients: 30,
-                    strategies: vec![Standard, Adaptive, AdaptiveFailFast, OneCut, OneCutFailFast],
+                    strategies: CapacityStrategy::SINGLE_TABLE.to_vec(),
                 },
             ],
             partitioned: Case {

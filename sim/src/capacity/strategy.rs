@@ -38,6 +38,15 @@ pub enum CapacityStrategy {
 }
 
 impl CapacityStrategy {
+    /// What every single-table case compares, in table order.
+    pub const SINGLE_TABLE: [Self; 5] = [
+        Self::Standard,
+        Self::Adaptive,
+        Self::AdaptiveFailFast,
+        Self::OneCut,
+        Self::OneCutFailFast,
+    ];
+
     /// The name in tables and CSV.
     #[must_use]
     pub fn name(self) -> &'static str {

@@ -77,13 +77,7 @@ impl CapacityArgs {
             let case = Case {
                 capacity: self.capacity.unwrap_or(100.0),
                 clients: self.clients.unwrap_or(1) as usize,
-                strategies: vec![
-                    CapacityStrategy::Standard,
-                    CapacityStrategy::Adaptive,
-                    CapacityStrategy::AdaptiveFailFast,
-                    CapacityStrategy::OneCut,
-                    CapacityStrategy::OneCutFailFast,
-                ],
+                strategies: CapacityStrategy::SINGLE_TABLE.to_vec(),
             };
             params.partitioned = case.clone();
             params.cases = vec![case];
