@@ -89,6 +89,7 @@
 //! |---|---|---|
 //! | `derive` | yes | `#[derive(RetryInfo)]` (from `rebound-macros`) |
 //! | `tokio` | no | [`TokioSleeper`](time::TokioSleeper) and [`TokioClock`](time::TokioClock) for the async executor and waiter |
+//! | `coarsetime` | no | `time::CoarseClock`: a clock that ticks every few milliseconds and reads fast, for adaptive mode's hot path |
 //! | `httpdate` | no | HTTP-date `Retry-After` values in [`classify::parse_retry_after`] and `#[retry_after] String` fields (without it a date is no hint) |
 //! | `http` | no | `rebound::http`: an `http::Response`'s status and headers as a failure (AWS error code, `Retry-After`, `x-amz-retry-after`); implies `httpdate` |
 //! | `tower` | no | `rebound::tower`: `RetryLayer` / `RetryService`, retrying any tower `Service` with any strategy |

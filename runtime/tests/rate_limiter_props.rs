@@ -209,6 +209,97 @@ proptest! {
     }
 }
 
+/// One event of a client whose clock ticks coarsely: many events share a time.
+#[derive(Debug, Clone)]
+enum TickEvent {
+    Send,
+    Response {
+        throttle: bool,
+    },
+    /// Successes at one time, as many as given.
+    Burst(u8),
+}
+
+fn tick_event() -> impl Strategy<Value = (u8, TickEvent)> {
+    // Ticks of 0 (most often: the same time), 1 ms, 0.3 s and 0.6 s (the
+    // meter's half-second buckets are crossed too).
+    let tick = prop_oneof![6 => Just(0u8), 2 => Just(1), 1 => Just(2), 1 => Just(3)];
+    let event = prop_oneof![
+        2 => Just(TickEvent::Send),
+        3 => proptest::bool::weighted(0.15).prop_map(|throttle| TickEvent::Response { throttle }),
+        1 => (1..20u8).prop_map(TickEvent::Burst),
+    ];
+    (tick, event)
+}
+
+proptest! {
+    /// With many responses at one time (a coarse clock), the wrapper —
+    /// which counts repeated successes without its lock — still agrees with
+    /// the state machine bit for bit after every event.
+    #[test]
+    fn same_time_successes_match_state_machine(
+        events in proptest::collection::vec(tick_event(), 1..300),
+    ) {
+        let mut state = RateLimiterState::new(10.0);
+        let limiter = ClientRateLimiter::new(10.0);
+        let mut now = 10.0;
+        for (tick, event) in events {
+            now += [0.0, 0.001, 0.3, 0.6][usize::from(tick)];
+            match event {
+                TickEvent::Send => {
+                    prop_assert_eq!(state.try_acquire(now), limiter.try_acquire(now));
+                }
+                TickEvent::Response { throttle } => {
+                    state.on_response(now, throttle);
+                    limiter.on_response(now, throttle);
+                }
+                TickEvent::Burst(n) => {
+                    for _ in 0..n {
+                        state.on_response(now, false);
+                        limiter.on_response(now, false);
+                    }
+                }
+            }
+            // Debug prints every float's exact value (and the sign of zero).
+            prop_assert_eq!(format!("{:?}", state.snapshot()), format!("{:?}", limiter.snapshot()));
+            prop_assert_eq!(state.is_enabled(), limiter.is_enabled());
+        }
+        let copy = limiter.clone();
+        prop_assert_eq!(format!("{:?}", state.snapshot()), format!("{:?}", copy.snapshot()));
+    }
+}
+
+/// Threads answering at the same few times (a coarse clock), most of them
+/// counted without the lock, lose no response: all fall in one meter
+/// bucket, so its count is exactly how many there were.
+#[test]
+fn concurrent_same_time_responses_are_all_counted() {
+    let limiter = Arc::new(ClientRateLimiter::new(0.0));
+    let threads = 4u32;
+    let per_thread = 20_000u32;
+    std::thread::scope(|scope| {
+        for thread in 0..threads {
+            let limiter = Arc::clone(&limiter);
+            scope.spawn(move || {
+                for i in 0..per_thread {
+                    // Three ticks inside the first half second, in an order
+                    // that differs by thread: the counted time keeps moving.
+                    let tick = (i / 1_000 + thread) % 3;
+                    limiter.on_response(0.1 + f64::from(tick) * 0.1, false);
+                }
+            });
+        }
+    });
+    let end = limiter.snapshot();
+    assert_eq!(
+        end.request_count,
+        u64::from(threads * per_thread),
+        "{end:?}"
+    );
+    assert_eq!(end.last_bucket, 0.0);
+    check(&end).unwrap();
+}
+
 /// A virtual clock shared by threads (nanoseconds in an atomic), as a real
 /// clock is: threads read nearly the same time, in slightly shuffled order.
 struct SharedClock(AtomicU64);

@@ -32,7 +32,7 @@ use aws_smithy_runtime_api::client::runtime_components::{
 use aws_smithy_types::config_bag::{ConfigBag, FrozenLayer, Layer};
 use aws_smithy_types::retry::{ErrorKind, RetryConfig};
 
-use rebound::time::ManualClock;
+use rebound::time::{CoarseClock, ManualClock};
 use rebound::{AdaptiveRetryStrategy, Retry, RetryStrategy, StandardRetryStrategy};
 use rebound_bench_compare::{DerivedUnavailable, HandUnavailable, Throttled, request, success};
 
@@ -316,6 +316,16 @@ fn adaptive(c: &mut Criterion) {
         black_box(success(&rebound));
     });
     assert!(!rebound.rate_limiter().is_enabled());
+    // The same on the coarse clock (ticks every few ms): nearly every
+    // response is at the same time as the one before and is counted
+    // without the limiter's lock.
+    let coarse = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+        .clock(CoarseClock::new())
+        .build();
+    on_threads(c, group, "rebound, CoarseClock", || {
+        black_box(success(&coarse));
+    });
+    assert!(!coarse.rate_limiter().is_enabled());
     let aws = Aws::new(RetryConfig::adaptive(), "bench-adaptive-success");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(0));
     on_threads_with(

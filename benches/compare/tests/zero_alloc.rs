@@ -10,6 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::time::Duration;
 
+use rebound::time::CoarseClock;
 use rebound::time::ManualClock;
 use rebound::{AdaptiveRetryStrategy, Retry, RetryStrategy, StandardRetryStrategy};
 use rebound_bench_compare::{DerivedUnavailable, HandUnavailable, Throttled, request, success};
@@ -114,6 +115,19 @@ fn adaptive_with_the_limiter_off_does_not_allocate() {
         )),
         0,
         "failure then success"
+    );
+    assert!(!strategy.rate_limiter().is_enabled());
+}
+
+#[test]
+fn adaptive_on_the_coarse_clock_does_not_allocate() {
+    let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+        .clock(CoarseClock::new())
+        .build();
+    assert_eq!(
+        allocations_per_1000(|| assert_eq!(success(&strategy), 1)),
+        0,
+        "success"
     );
     assert!(!strategy.rate_limiter().is_enabled());
 }

@@ -5,6 +5,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::acquire::{AcquireMode, RateLimited};
 use super::queue::SendQueue;
+use super::same_tick::SameTickCounter;
 use super::state::{RateLimiterSnapshot, RateLimiterState};
 
 /// The client-side rate limiter of AWS adaptive retry mode, shareable across
@@ -73,6 +74,9 @@ pub struct ClientRateLimiter {
     /// How many tickets `line` holds (lapsed ones included until the next
     /// look), so that a caller can tell without the lock that no one waits.
     in_line: AtomicUsize,
+    /// Successes at the time of the last full response update, counted
+    /// without the lock (they change nothing else).
+    same_tick: SameTickCounter,
 }
 
 /// The longest wait [`ClientRateLimiter::try_acquire_in_turn`] tells a
@@ -96,6 +100,7 @@ impl ClientRateLimiter {
             state: Mutex::new(state),
             line: Mutex::new(SendQueue::default()),
             in_line: AtomicUsize::new(0),
+            same_tick: SameTickCounter::new(),
         }
     }
 
@@ -323,19 +328,40 @@ impl ClientRateLimiter {
     /// `is_throttle = false`): botocore's hook runs for them too, so they
     /// count towards the measured rate and the CUBIC recovery.
     pub fn on_response(&self, now: f64, is_throttle: bool) {
-        self.update(|s| s.on_response(now, is_throttle));
-        if is_throttle {
-            self.enabled.store(true, Ordering::Release);
+        if !is_throttle && self.same_tick.try_count(now) {
+            return;
         }
+        self.full_response_update(now, |s| {
+            s.on_response(now, is_throttle);
+            is_throttle
+        });
     }
 
     /// [`on_response`](Self::on_response) for an attempt granted its send at
     /// `sent_at`, with at most one CUBIC decrease per congestion event
     /// (opt-in: see [`AdaptiveRetryStrategyBuilder::cut_once_per_event`](crate::AdaptiveRetryStrategyBuilder::cut_once_per_event)).
     pub(crate) fn on_response_once_per_event(&self, now: f64, is_throttle: bool, sent_at: f64) {
-        self.update(|s| s.on_response_once_per_event(now, is_throttle, sent_at));
-        if is_throttle {
+        if !is_throttle && self.same_tick.try_count(now) {
+            return;
+        }
+        self.full_response_update(now, |s| {
+            s.on_response_once_per_event(now, is_throttle, sent_at)
+        });
+    }
+
+    /// A response that may change the state, under the lock: the successes
+    /// counted without it are folded in first (they came before), and
+    /// after a success, the next ones at the same time may skip the lock.
+    /// `respond` applies the response and says whether it cut the rate.
+    fn full_response_update(&self, now: f64, respond: impl FnOnce(&mut RateLimiterState) -> bool) {
+        let mut state = self.lock_state();
+        state.count_repeated_successes(self.same_tick.close());
+        let cut = respond(&mut state);
+        if cut {
+            drop(state);
             self.enabled.store(true, Ordering::Release);
+        } else {
+            self.same_tick.open(now);
         }
     }
 
@@ -369,13 +395,20 @@ impl ClientRateLimiter {
 
     /// Runs `op` on the state, under its lock.
     fn update<R>(&self, op: impl FnOnce(&mut RateLimiterState) -> R) -> R {
-        op(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner))
+        op(&mut self.lock_state())
     }
 
-    /// A copy of the state. Even if another thread panicked while holding
-    /// the lock the state is consistent: no state update can panic half-way.
+    /// A copy of the state, with the successes counted without the lock.
     fn load(&self) -> RateLimiterState {
-        *self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut state = *self.lock_state();
+        state.count_repeated_successes(self.same_tick.pending());
+        state
+    }
+
+    /// The state. Even if another thread panicked while holding the lock
+    /// the state is consistent: no state update can panic half-way.
+    fn lock_state(&self) -> MutexGuard<'_, RateLimiterState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether any caller may be waiting in line (without taking its lock).

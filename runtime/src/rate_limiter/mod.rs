@@ -48,6 +48,7 @@ mod acquire;
 mod client;
 pub(crate) mod cubic;
 mod queue;
+mod same_tick;
 pub(crate) mod send_rate;
 pub(crate) mod state;
 pub(crate) mod token_bucket;

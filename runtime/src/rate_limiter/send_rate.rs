@@ -78,6 +78,12 @@ impl SendRateMeter {
         self.measured_rate
     }
 
+    /// `n` more responses in the current bucket, all at a time that was
+    /// already recorded: only the count changes.
+    pub(crate) fn count_more(&mut self, n: u64) {
+        self.count = self.count.saturating_add(n);
+    }
+
     /// The smoothed rate, requests per second.
     pub fn measured_rate(&self) -> f64 {
         self.measured_rate

@@ -174,9 +174,25 @@ impl RateLimiterState {
     /// decrease already answered — counts as a plain response. The first
     /// throttle always counts (it turns the limiter on). TCP's CUBIC reduces
     /// once per round trip for the same reason.
-    pub(crate) fn on_response_once_per_event(&mut self, now: f64, is_throttle: bool, sent_at: f64) {
+    ///
+    /// Returns whether this response cut the rate.
+    pub(crate) fn on_response_once_per_event(
+        &mut self,
+        now: f64,
+        is_throttle: bool,
+        sent_at: f64,
+    ) -> bool {
         let new_event = !self.enabled || sent_at >= self.cubic.params().last_fail;
-        self.on_response(now, is_throttle && new_event);
+        let cut = is_throttle && new_event;
+        self.on_response(now, cut);
+        cut
+    }
+
+    /// `n` more success responses at the time of the last one, which was a
+    /// success too: they change nothing but the meter's response count
+    /// (`ClientRateLimiter` counts them without its lock; see `same_tick`).
+    pub(crate) fn count_repeated_successes(&mut self, n: u64) {
+        self.meter.count_more(n);
     }
 
     /// Every field of the state, for debugging, metrics and tests.

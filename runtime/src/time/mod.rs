@@ -11,17 +11,22 @@
 //! |---|---|
 //! | [`Clock`] | a monotonic clock |
 //! | [`SystemClock`] | the real one (the default) |
+//! | `CoarseClock` | the system's coarse clock: ticks every few ms, reads in a fraction of the time; for adaptive mode's hot path (feature `coarsetime`) |
 //! | [`ManualClock`] | a virtual clock for tests, and a sleeper that advances it |
 //! | `TokioClock` | tokio's clock, which tokio's test utilities can pause (feature `tokio`) |
 //! | [`Sleeper`], [`ThreadSleeper`] | how the blocking executor waits (the default sleeps the thread); closures are sleepers |
 //! | [`AsyncSleeper`], `TokioSleeper` | how the async executor waits (feature `tokio` for tokio's timer); closures returning futures are sleepers |
 
 mod clock;
+#[cfg(feature = "coarsetime")]
+mod coarse;
 mod sleep;
 
 #[cfg(feature = "tokio")]
 pub use clock::TokioClock;
 pub use clock::{Clock, ManualClock, SystemClock};
+#[cfg(feature = "coarsetime")]
+pub use coarse::CoarseClock;
 #[cfg(feature = "tokio")]
 pub use sleep::TokioSleeper;
 pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
