@@ -70,6 +70,15 @@ use crate::{
 /// the clock. Before the first throttle a send reads one atomic flag
 /// ([`ClientRateLimiter`] has what each step costs).
 ///
+/// The clock read is most of what a response costs (about 27 ns for
+/// [`SystemClock`](crate::time::SystemClock) on the machine in
+/// `BENCHMARKS.md`), and with a nanosecond clock every response is at a new
+/// time and takes the limiter's lock. On a clock that ticks every few
+/// milliseconds (`time::CoarseClock`, feature `coarsetime`) the read is
+/// cheaper and nearly every success is at the time of the previous one,
+/// which the limiter counts without its lock; the price is a limiter that
+/// sees time a tick at a time (see `CoarseClock`).
+///
 /// The Smithy guide makes the first attempt even when the strategy gives no
 /// initial token: the strategy manages retries, it does not gate access. The
 /// rate limiter does gate sends, through the permit: a first attempt refused
@@ -317,10 +326,7 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
 
     /// The limiter's time: seconds since the strategy was built.
     fn now(&self) -> f64 {
-        self.clock
-            .now()
-            .saturating_duration_since(self.epoch)
-            .as_secs_f64()
+        self.clock.secs_since(self.epoch)
     }
 }
 

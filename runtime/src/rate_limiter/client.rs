@@ -24,20 +24,29 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// every response with the throttling verdict. Times are `f64` seconds on one clock of your choice
 /// (see [`RateLimiterState`]).
 ///
-/// # Why a mutex, and what it costs
+/// # Which responses take a lock, and why
 ///
-/// One response updates about ten numbers that must stay consistent (the
-/// bucket is refilled at the old rate before the new rate is set), so the
-/// state sits behind a [`Mutex`]; a critical section is a few float
-/// operations and never sleeps. A lock-free version (the state in atomics,
-/// read as a seqlock, computed on a copy, published by compare-and-swap)
-/// was built, model-checked with loom, and measured slower on every path:
-/// 22 vs 13 ns per response on one thread, and slower at 2, 4 and 8 threads
+/// A success at the same time as the last response that changed the state
+/// (a success too) changes nothing but a count, so it is counted with one
+/// compare-and-swap and no lock. With a clock that ticks every few
+/// milliseconds ([`CoarseClock`](crate::time::CoarseClock), feature
+/// `coarsetime`) that is nearly every response: the state's lock is taken
+/// about once per tick, by the first response of the tick, and by throttles.
+///
+/// A response that does change the state updates about ten numbers that
+/// must stay consistent (the bucket is refilled at the old rate before the
+/// new rate is set), each with botocore's exact arithmetic, so it takes a
+/// [`Mutex`]; a critical section is a few float operations and never
+/// sleeps. A lock-free version of that update (the state in atomics, read as
+/// a seqlock, computed on a copy, published by compare-and-swap) was built,
+/// model-checked with loom, and measured slower on every path: 22 vs 13 ns
+/// per response on one thread, and slower at 2, 4 and 8 threads
 /// (`BENCHMARKS.md`): copying the state in and out costs more than an
 /// uncontended lock, and under contention a losing update redoes its
-/// arithmetic. What a response does cost is the clock read and CUBIC's cube;
-/// the strategy reads the clock once per attempt, and the cube is skipped
-/// whenever the cap decides the rate.
+/// arithmetic. With a nanosecond clock every response is at a new time and
+/// takes this path; what it costs is mostly the clock read and CUBIC's
+/// cube: the strategy reads the clock once per attempt, and the cube is
+/// skipped whenever the cap decides the rate.
 ///
 /// Until the first throttle the limiter is disabled and a send reads one
 /// atomic flag and takes no lock. Callers waiting for a token stand in a

@@ -34,6 +34,17 @@ use std::time::Instant;
 pub trait Clock {
     /// The current instant; never earlier than a previous call's.
     fn now(&self) -> Instant;
+
+    /// Seconds from `since` (an earlier reading of this clock) to now, never
+    /// negative: how the adaptive rate limiter reads the time, once per
+    /// attempt. The default is `now()` measured from `since`; a clock may
+    /// answer without building an `Instant` (as `CoarseClock` does), as long
+    /// as the answer stays consistent with [`now`](Self::now) to within a
+    /// nanosecond and never goes backwards.
+    #[inline]
+    fn secs_since(&self, since: Instant) -> f64 {
+        self.now().saturating_duration_since(since).as_secs_f64()
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
@@ -41,12 +52,22 @@ impl<C: Clock + ?Sized> Clock for &C {
     fn now(&self) -> Instant {
         C::now(self)
     }
+
+    #[inline]
+    fn secs_since(&self, since: Instant) -> f64 {
+        C::secs_since(self, since)
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for Arc<C> {
     #[inline]
     fn now(&self) -> Instant {
         C::now(self)
+    }
+
+    #[inline]
+    fn secs_since(&self, since: Instant) -> f64 {
+        C::secs_since(self, since)
     }
 }
 

@@ -60,19 +60,61 @@ impl Default for CoarseClock {
     }
 }
 
+/// 2^-32: a coarse tick count is seconds in 32.32 fixed point.
+const SECS_PER_TICK: f64 = 1.0 / 4_294_967_296.0;
+
+impl CoarseClock {
+    /// The coarse clock's ticks since `coarse_origin`. (Not `now()`, which
+    /// also stores the reading in a process-wide cache, a write every
+    /// thread would contend on.)
+    #[inline]
+    fn ticks(&self) -> u64 {
+        coarsetime::Instant::now_without_cache_update()
+            .as_ticks()
+            .saturating_sub(self.coarse_origin.as_ticks())
+    }
+}
+
 impl Clock for CoarseClock {
     /// `origin` plus the coarse time since: every reading within one tick
     /// is the same instant.
     #[inline]
     fn now(&self) -> Instant {
-        let elapsed: std::time::Duration = (coarsetime::Instant::now() - self.coarse_origin).into();
-        self.origin + elapsed
+        self.origin + coarsetime::Duration::from_ticks(self.ticks()).into()
+    }
+
+    /// Straight from the tick count, without building an `Instant`.
+    #[inline]
+    fn secs_since(&self, since: Instant) -> f64 {
+        // u64 -> f64 rounds beyond 2^53 ticks (24 days): under 2^-32 s.
+        #[allow(clippy::cast_precision_loss)]
+        let secs = self.ticks() as f64 * SECS_PER_TICK;
+        let since = since.saturating_duration_since(self.origin).as_secs_f64();
+        (secs - since).max(0.0)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_agree_with_instants() {
+        let clock = CoarseClock::new();
+        let since = clock.now();
+        for _ in 0..10_000 {
+            // Read in this order, whatever ticks in between: never backwards.
+            let before = clock.secs_since(since);
+            let now = clock.now().saturating_duration_since(since).as_secs_f64();
+            let after = clock.secs_since(since);
+            assert!(
+                before <= now + 1e-9 && now <= after + 1e-9,
+                "{before} {now} {after}"
+            );
+        }
+        let later = clock.now() + std::time::Duration::from_secs(1);
+        assert_eq!(clock.secs_since(later), 0.0, "never negative");
+    }
 
     #[test]
     fn never_goes_backwards_and_repeats_within_a_tick() {
