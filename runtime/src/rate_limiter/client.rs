@@ -359,17 +359,22 @@ impl ClientRateLimiter {
     }
 
     /// A response that may change the state, under the lock: the successes
-    /// counted without it are folded in first (they came before), and
-    /// after a success, the next ones at the same time may skip the lock.
+    /// counted without it are folded in first (they came before). After a
+    /// success, the next ones at the same time may skip the lock, if times
+    /// do repeat here (some were counted, or this response has the time of
+    /// the last one): with a clock that never repeats, the lock-free path is
+    /// never opened, and costs the response path one read.
     /// `respond` applies the response and says whether it cut the rate.
     fn full_response_update(&self, now: f64, respond: impl FnOnce(&mut RateLimiterState) -> bool) {
         let mut state = self.lock_state();
-        state.count_repeated_successes(self.same_tick.close());
+        let counted = self.same_tick.close();
+        state.count_repeated_successes(counted);
+        let repeats = counted > 0 || state.last_response_time().to_bits() == now.to_bits();
         let cut = respond(&mut state);
         if cut {
             drop(state);
             self.enabled.store(true, Ordering::Release);
-        } else {
+        } else if repeats {
             self.same_tick.open(now);
         }
     }

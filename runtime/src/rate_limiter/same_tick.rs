@@ -19,8 +19,10 @@
 //!
 //! The protocol: the word holds an *open* flag, a generation and the count.
 //! The writer (a full update, under the state's lock) *closes* the word —
-//! taking the count, bumping the generation — updates the state, publishes the
-//! new time, and *opens* the word again. A response counts only while the
+//! taking the count — updates the state, publishes the new time, and *opens*
+//! the word again under a new generation, but only if responses do repeat
+//! times (some were counted, or this one had its predecessor's time): with
+//! a nanosecond clock the word stays closed and unwritten. A response counts only while the
 //! word is open, its time equals the published time, and the word did not
 //! change between reading the time and the compare-and-swap; a close in
 //! between changes the generation, so a count is never made against a time
@@ -86,23 +88,31 @@ impl SameTickCounter {
 
     /// Starts a full update: no response is counted until [`open`](Self::open).
     /// Returns the responses counted since the last one. Only one caller at a
-    /// time (the holder of the state's lock) may close and open.
+    /// time (the holder of the state's lock) may close and open. A closed
+    /// word is left untouched: while responses never repeat a time (a
+    /// nanosecond clock), the word is never written, and the response path
+    /// pays one read of a cache line no one invalidates.
     pub(crate) fn close(&self) -> u64 {
-        let generation = self.word.load(Ordering::Acquire) & GENERATION;
-        let closed = generation.wrapping_add(GENERATION_STEP) & GENERATION;
-        self.word.swap(closed, Ordering::AcqRel) & COUNT
+        let word = self.word.load(Ordering::Acquire);
+        if word & OPEN == 0 {
+            return 0; // closed words hold no count
+        }
+        self.word.swap(word & GENERATION, Ordering::AcqRel) & COUNT
     }
 
-    /// Ends a full update at `now` after a success: successes at `now` may be
-    /// counted. (After a throttle, or at a time that is not finite, the word
-    /// stays closed: a success at the same time would change the rate.)
+    /// Ends a full update at `now` after a success: successes at `now` may
+    /// be counted, under a new generation (so that a caller that read the
+    /// word before the close cannot count against it). After a throttle, or
+    /// at a time that is not finite, the caller does not open it: a success
+    /// at the same time would change the rate.
     pub(crate) fn open(&self, now: f64) {
         if !now.is_finite() {
             return;
         }
         self.time.store(now.to_bits(), Ordering::Release);
         let closed = self.word.load(Ordering::Acquire);
-        self.word.store(closed | OPEN, Ordering::Release);
+        let generation = closed.wrapping_add(GENERATION_STEP) & GENERATION;
+        self.word.store(generation | OPEN, Ordering::Release);
     }
 
     /// The responses counted since the last full update (exact when no
@@ -121,6 +131,11 @@ mod tests {
         let counter = SameTickCounter::new();
         assert!(!counter.try_count(1.0), "closed until the first update");
         assert_eq!(counter.close(), 0);
+        assert_eq!(
+            counter.word.load(Ordering::Relaxed),
+            0,
+            "a closed word is not written"
+        );
         counter.open(1.0);
         assert!(counter.try_count(1.0));
         assert!(counter.try_count(1.0));
@@ -163,7 +178,9 @@ mod tests {
         let counter = SameTickCounter::new();
         counter.word.store(GENERATION | OPEN | 5, Ordering::Relaxed);
         assert_eq!(counter.close(), 5);
-        assert_eq!(counter.word.load(Ordering::Relaxed), 0);
+        assert_eq!(counter.word.load(Ordering::Relaxed), GENERATION);
+        counter.open(1.0);
+        assert_eq!(counter.word.load(Ordering::Relaxed), OPEN);
     }
 }
 
