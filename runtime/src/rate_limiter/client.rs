@@ -337,13 +337,9 @@ impl ClientRateLimiter {
     /// `is_throttle = false`): botocore's hook runs for them too, so they
     /// count towards the measured rate and the CUBIC recovery.
     pub fn on_response(&self, now: f64, is_throttle: bool) {
-        if !is_throttle && self.same_tick.try_count(now) {
-            return;
-        }
-        self.full_response_update(now, |s| {
-            s.on_response(now, is_throttle);
-            is_throttle
-        });
+        // An attempt sent after every cut (at +infinity): every throttle cuts,
+        // exactly as the reference's response does.
+        self.on_response_once_per_event(now, is_throttle, f64::INFINITY);
     }
 
     /// [`on_response`](Self::on_response) for an attempt granted its send at
