@@ -137,3 +137,17 @@ fn one_cut_per_event_keeps_the_rate_up_when_many_attempts_are_in_flight() {
     assert!(variant.steady.goodput > 0.9, "{variant:?}");
     assert!(variant.steady.throttled < 0.05, "{variant:?}");
 }
+
+#[test]
+fn the_gentle_shape_holds_many_clients_throttles_down() {
+    // 30 clients share R = 100: each sends about 3.3/s. botocore's constant
+    // brings each back to its throttled rate in about 1.35 s, so each is
+    // throttled about once every 1.35 s; the gentle shape takes 8 s.
+    let params = params(90.0);
+    let case = case(100.0, 30);
+    let one_cut = run_load(&params, &case, 3.0, CapacityStrategy::OneCut, 4).row;
+    let gentle = run_load(&params, &case, 3.0, CapacityStrategy::Gentle, 4).row;
+    assert!(one_cut.steady.throttled > 0.1, "{one_cut:?}");
+    assert!(gentle.steady.throttled < 0.05, "{gentle:?}");
+    assert!(gentle.steady.goodput > 0.95, "{gentle:?}");
+}

@@ -110,17 +110,17 @@ fn capacity_csv_has_both_scenarios() {
         &format!("{single}\n"),
         "capacity,clients,load,strategy,startup_goodput,startup_throttled,ramp_s,\
 steady_goodput,steady_throttled,steady_attempts_per_success,steady_gave_up,steady_send_limit,unfinished",
-        10,
+        14,
     );
     for (index, row) in single.iter().enumerate() {
         assert_eq!(row[0], "20");
         assert_eq!(row[1], "2");
-        assert_eq!(row[2], if index < 5 { "2" } else { "3" });
+        assert_eq!(row[2], if index < 7 { "2" } else { "3" });
         for field in [&row[4], &row[5], &row[7], &row[8]] {
             assert!((0.0..=1.5).contains(&number(field)), "{row:?}");
         }
     }
-    let strategies: Vec<&str> = single[..5].iter().map(|r| r[3].as_str()).collect();
+    let strategies: Vec<&str> = single[..7].iter().map(|r| r[3].as_str()).collect();
     assert_eq!(
         strategies,
         [
@@ -128,7 +128,9 @@ steady_goodput,steady_throttled,steady_attempts_per_success,steady_gave_up,stead
             "adaptive",
             "adaptive fail-fast",
             "adaptive + one cut per event",
-            "adaptive fail-fast + one cut per event"
+            "adaptive fail-fast + one cut per event",
+            "adaptive + one cut + gentle shape",
+            "adaptive fail-fast + one cut + gentle shape"
         ]
     );
     // Standard mode has no rate limiter.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
-use crate::rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited};
+use crate::rate_limiter::{AcquireMode, ClientRateLimiter, CubicShape, RateLimited};
 use crate::time::{Clock, SystemClock};
 use crate::{
     FailureInfo, Partitions, RetryKind, RetryStrategy, RetryToken, SendPermit,
@@ -142,6 +142,7 @@ pub struct AdaptiveRetryStrategy<C = SystemClock> {
 /// | [`acquire_mode`](Self::acquire_mode) | [`AcquireMode::Block`]: wait for a send token |
 /// | [`clock`](Self::clock) | [`SystemClock`] |
 /// | [`cut_once_per_event`](Self::cut_once_per_event) | `false`: botocore's algorithm, a cut on every throttle |
+/// | [`cubic_shape`](Self::cubic_shape) | [`CubicShape::BOTOCORE`]: cut to 70%, climb back with botocore's constant |
 /// | rate limiter | a new [`ClientRateLimiter`], off until the first throttle |
 #[derive(Debug, Clone)]
 #[must_use]
@@ -149,6 +150,7 @@ pub struct AdaptiveRetryStrategyBuilder<C = SystemClock> {
     standard: StandardRetryStrategy,
     acquire_mode: AcquireMode,
     cut_once_per_event: bool,
+    cubic_shape: CubicShape,
     clock: C,
 }
 
@@ -174,6 +176,7 @@ impl AdaptiveRetryStrategy {
             standard,
             acquire_mode: AcquireMode::Block,
             cut_once_per_event: false,
+            cubic_shape: CubicShape::BOTOCORE,
             clock: SystemClock,
         }
     }
@@ -216,6 +219,26 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
         self
     }
 
+    /// **Opt-in when not [`CubicShape::BOTOCORE`].** How deep a throttle
+    /// cuts the send rate and how fast it climbs back (see [`CubicShape`]
+    /// for why another shape helps many clients sharing one capacity).
+    ///
+    /// ```
+    /// use rebound_runtime::rate_limiter::CubicShape;
+    /// use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
+    ///
+    /// let shape = CubicShape::BOTOCORE.with_recovery_period(8.0)?;
+    /// let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+    ///     .cubic_shape(shape)
+    ///     .build();
+    /// # let _ = strategy;
+    /// # Ok::<(), rebound_runtime::rate_limiter::CubicShapeError>(())
+    /// ```
+    pub const fn cubic_shape(mut self, shape: CubicShape) -> Self {
+        self.cubic_shape = shape;
+        self
+    }
+
     /// The time source of the rate limiter (a [`ManualClock`](crate::time::ManualClock)
     /// for tests and simulations).
     pub fn clock<C2: Clock>(self, clock: C2) -> AdaptiveRetryStrategyBuilder<C2> {
@@ -223,6 +246,7 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
             standard: self.standard,
             acquire_mode: self.acquire_mode,
             cut_once_per_event: self.cut_once_per_event,
+            cubic_shape: self.cubic_shape,
             clock,
         }
     }
@@ -230,7 +254,9 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
     /// The strategy, with a new rate limiter starting now.
     pub fn build(self) -> AdaptiveRetryStrategy<C> {
         let epoch = self.clock.now();
-        let limiter = ClientRateLimiter::new(0.0).with_acquire_mode(self.acquire_mode);
+        let limiter = ClientRateLimiter::new(0.0)
+            .with_acquire_mode(self.acquire_mode)
+            .with_cubic_shape(self.cubic_shape);
         AdaptiveRetryStrategy {
             standard: self.standard,
             limiter: Arc::new(limiter),

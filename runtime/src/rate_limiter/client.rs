@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::acquire::{AcquireMode, RateLimited};
+use super::cubic_shape::CubicShape;
 use super::queue::SendQueue;
 use super::same_tick::SameTickCounter;
 use super::state::{RateLimiterSnapshot, RateLimiterState};
@@ -117,6 +118,16 @@ impl ClientRateLimiter {
     #[must_use]
     pub fn with_acquire_mode(mut self, mode: AcquireMode) -> Self {
         self.mode = mode;
+        self
+    }
+
+    /// Follows another CUBIC [`CubicShape`] (default
+    /// [`CubicShape::BOTOCORE`]; the others are opt-in variants, not the
+    /// reference's algorithm).
+    #[must_use]
+    pub fn with_cubic_shape(mut self, shape: CubicShape) -> Self {
+        let state = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
+        *state = state.with_cubic_shape(shape);
         self
     }
 

@@ -24,6 +24,9 @@ pub const BETA: f64 = 0.7;
 /// CUBIC's scaling constant `C`: how fast the rate grows away from `w_max`.
 pub const SCALE_CONSTANT: f64 = 0.4;
 
+use super::cubic_shape::{CubicShape, Growth};
+use super::token_bucket::MIN_FILL_RATE;
+
 /// A read-only copy of the CUBIC parameters, for debugging and tests.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CubicParams {
@@ -57,6 +60,12 @@ pub struct CubicCalculator {
     w_max: f64,
     k: f64,
     last_fail: f64,
+    /// The curve's scale `C` below `w_max` (botocore's constant, or fitted
+    /// to `w_max` by a recovery period)...
+    scale_below: f64,
+    /// ...and above it (botocore's constant, or at least it).
+    scale_above: f64,
+    shape: CubicShape,
 }
 
 impl CubicCalculator {
@@ -65,11 +74,21 @@ impl CubicCalculator {
     ///
     /// A negative or NaN `starting_max_rate` is taken as 0.
     pub fn new(starting_max_rate: f64, start_time: f64) -> Self {
+        Self::with_shape(CubicShape::BOTOCORE, starting_max_rate, start_time)
+    }
+
+    /// [`new`](Self::new) with another [`CubicShape`] (botocore's is
+    /// [`CubicShape::BOTOCORE`]).
+    pub fn with_shape(shape: CubicShape, starting_max_rate: f64, start_time: f64) -> Self {
         let w_max = non_negative(starting_max_rate);
+        let (scale_below, scale_above, k) = fit(shape, w_max);
         Self {
             w_max,
-            k: zero_point(w_max),
+            k,
             last_fail: start_time,
+            scale_below,
+            scale_above,
+            shape,
         }
     }
 
@@ -79,8 +98,8 @@ impl CubicCalculator {
     /// clock that stepped backwards) is treated as the moment of the throttle,
     /// so it cannot push the rate below `beta * w_max`.
     pub fn success_received(&self, now: f64) -> f64 {
-        let dt = non_negative(now - self.last_fail);
-        SCALE_CONSTANT * (dt - self.k).powf(3.0) + self.w_max
+        let x = non_negative(now - self.last_fail) - self.k;
+        self.scale(x) * x.powf(3.0) + self.w_max
     }
 
     /// `min(success_received(now), cap)`, bit for bit, without the cube
@@ -92,7 +111,7 @@ impl CubicCalculator {
     /// wider, so the shortcut is taken only where it cannot change the result.
     pub(crate) fn success_received_capped(&self, now: f64, cap: f64) -> f64 {
         let x = non_negative(now - self.last_fail) - self.k;
-        let cube = SCALE_CONSTANT * (x * x * x);
+        let cube = self.scale(x) * (x * x * x);
         let rough = cube + self.w_max;
         let margin = 1e-12 * (cube.abs() + self.w_max.abs());
         if rough - margin > cap {
@@ -108,9 +127,18 @@ impl CubicCalculator {
     pub fn error_received(&mut self, current_rate: f64, now: f64) -> f64 {
         let current_rate = non_negative(current_rate);
         self.w_max = current_rate;
-        self.k = zero_point(current_rate);
+        (self.scale_below, self.scale_above, self.k) = fit(self.shape, current_rate);
         self.last_fail = now;
-        current_rate * BETA
+        current_rate * self.shape.beta()
+    }
+
+    /// The curve's scale at `x` seconds past the zero point `k`.
+    fn scale(&self, x: f64) -> f64 {
+        if x < 0.0 {
+            self.scale_below
+        } else {
+            self.scale_above
+        }
     }
 
     /// The current parameters (`w_max`, `k`, time of the last throttle).
@@ -123,11 +151,29 @@ impl CubicCalculator {
     }
 }
 
-/// `k = cbrt(w_max * (1 - beta) / C)`, as the reference writes it
-/// (`x ** (1/3.0)`, i.e. C `pow`), so that `k` matches it to the last bit.
-fn zero_point(w_max: f64) -> f64 {
-    let scaled = (w_max * (1.0 - BETA)) / SCALE_CONSTANT;
-    scaled.powf(1.0 / 3.0)
+/// The scales `C` below and above `w_max` and the zero point `k` of the
+/// curve after a throttle at `w_max`.
+///
+/// botocore's constant scale: `k = cbrt(w_max * (1 - beta) / C)`, as the
+/// reference writes it (`x ** (1/3.0)`, i.e. C `pow`), so that `k` matches it
+/// to the last bit. A recovery period `T`: `C = w_max * (1 - beta) / T³`, so
+/// that `k = T`; but a throttle below the bucket's floor rate (typically one
+/// before any rate was measured: `w_max = 0`) has nothing to scale to, and
+/// keeps botocore's constant `C`, which probes upward from it in seconds.
+fn fit(shape: CubicShape, w_max: f64) -> (f64, f64, f64) {
+    let beta = shape.beta();
+    let constant = |scale: f64| {
+        let scaled = (w_max * (1.0 - beta)) / scale;
+        (scale, scale, scaled.powf(1.0 / 3.0))
+    };
+    match shape.growth() {
+        Growth::Constant(scale) => constant(scale),
+        Growth::Period(_) if w_max < MIN_FILL_RATE => constant(SCALE_CONSTANT),
+        Growth::Period(secs) => {
+            let scale = w_max * (1.0 - beta) / (secs * secs * secs);
+            (scale, scale, secs)
+        }
+    }
 }
 
 /// `x` if it is a number `>= 0`, else 0 (`f64::max` ignores a NaN operand).
@@ -211,6 +257,71 @@ mod tests {
                 proptest::prop_assert_eq!(
                     cubic.success_received_capped(now, cap).to_bits(),
                     exact.min(cap).to_bits()
+                );
+            }
+        }
+    }
+
+    /// A recovery period: the cut keeps `beta`, the curve is back at the
+    /// throttled rate after the period at any rate, and the shape is the
+    /// same relative to the rate (15% above it one more period later).
+    #[test]
+    fn a_recovery_period_is_the_same_at_every_rate() {
+        let shape = CubicShape::BOTOCORE
+            .with_beta(0.85)
+            .unwrap()
+            .with_recovery_period(8.0)
+            .unwrap();
+        for rate in [0.5, 3.3, 100.0, 1000.0, 1e6] {
+            let mut cubic = CubicCalculator::with_shape(shape, 0.0, 0.0);
+            assert_eq!(cubic.error_received(rate, 5.0), rate * 0.85);
+            assert_eq!(cubic.params().k, 8.0);
+            let relative = |t: f64| cubic.success_received(t) / rate;
+            assert!((relative(5.0) - 0.85).abs() < 1e-12, "{rate}");
+            assert!((relative(9.0) - (1.0 - 0.15 / 8.0)).abs() < 1e-12, "{rate}");
+            assert!((relative(13.0) - 1.0).abs() < 1e-12, "{rate}");
+            assert!((relative(21.0) - 1.15).abs() < 1e-12, "{rate}");
+            for (t, cap) in [(6.0, rate), (13.5, 2.0 * rate), (40.0, 1.1 * rate)] {
+                assert_eq!(
+                    cubic.success_received_capped(t, cap).to_bits(),
+                    cubic.success_received(t).min(cap).to_bits()
+                );
+            }
+        }
+    }
+
+    /// Below the bucket's floor rate (a throttle before any rate was
+    /// measured) there is nothing to scale to: botocore's constant `C`,
+    /// which climbs from it in seconds rather than minutes.
+    #[test]
+    fn a_recovery_period_keeps_botocores_curve_below_the_floor() {
+        let shape = CubicShape::GENTLE;
+        let constant = CubicShape::BOTOCORE.with_beta(shape.beta()).unwrap();
+        for rate in [0.0, 0.2, 0.49] {
+            let mut gentle = CubicCalculator::with_shape(shape, 0.0, 0.0);
+            let mut botocore = CubicCalculator::with_shape(constant, 0.0, 0.0);
+            gentle.error_received(rate, 1.0);
+            botocore.error_received(rate, 1.0);
+            assert_eq!(gentle.params().k, botocore.params().k);
+            assert_eq!(gentle.success_received(7.0), botocore.success_received(7.0));
+        }
+    }
+
+    /// botocore's shape through `with_shape` is `new`, bit for bit.
+    #[test]
+    fn the_botocore_shape_is_the_reference() {
+        let mut shaped = CubicCalculator::with_shape(CubicShape::BOTOCORE, 0.0, 0.0);
+        let mut plain = CubicCalculator::new(0.0, 0.0);
+        for (rate, at) in [(10.0, 1.0), (123.456, 7.5), (1e4, 30.0)] {
+            assert_eq!(
+                shaped.error_received(rate, at).to_bits(),
+                plain.error_received(rate, at).to_bits()
+            );
+            assert_eq!(shaped.params(), plain.params());
+            for dt in [0.0, 0.7, 3.3, 100.0] {
+                assert_eq!(
+                    shaped.success_received(at + dt).to_bits(),
+                    plain.success_received(at + dt).to_bits()
                 );
             }
         }

@@ -23,7 +23,7 @@
 //! The algorithm and every constant follow botocore 1.44.5
 //! (`botocore/retries/adaptive.py`, `throttling.py`, `bucket.py`), which the
 //! conformance vectors in `runtime/tests/conformance/{cubic,adaptive}.json` were
-//! recorded from; the tests replay them to 1e-9.
+//! recorded from; the tests replay them bit for bit.
 //!
 //! ```
 //! use rebound_runtime::rate_limiter::ClientRateLimiter;
@@ -47,6 +47,7 @@
 mod acquire;
 mod client;
 pub(crate) mod cubic;
+mod cubic_shape;
 mod queue;
 mod same_tick;
 pub(crate) mod send_rate;
@@ -55,3 +56,4 @@ pub(crate) mod token_bucket;
 
 pub use acquire::{AcquireMode, RateLimited};
 pub use client::ClientRateLimiter;
+pub use cubic_shape::{CubicShape, CubicShapeError};

@@ -10,7 +10,8 @@
 
 use super::acquire::RateLimited;
 use super::cubic::CubicCalculator;
-use super::send_rate::SendRateMeter;
+use super::cubic_shape::CubicShape;
+use super::send_rate::{SendRateMeter, TIME_BUCKET_RANGE};
 use super::token_bucket::SendTokenBucket;
 
 /// The new target rate is at most this multiple of the measured rate.
@@ -75,6 +76,15 @@ impl RateLimiterState {
             bucket: SendTokenBucket::new(1.0, start_time),
             last_response: f64::NEG_INFINITY,
         }
+    }
+
+    /// The same state following another CUBIC [`CubicShape`] from its next
+    /// throttle on (the current throttled rate is refitted at once).
+    #[must_use]
+    pub fn with_cubic_shape(mut self, shape: CubicShape) -> Self {
+        let params = self.cubic.params();
+        self.cubic = CubicCalculator::with_shape(shape, params.w_max, params.last_fail);
+        self
     }
 
     /// Whether a throttle has been seen, so that sends now cost a token.
@@ -175,10 +185,18 @@ impl RateLimiterState {
     /// [`on_response`](Self::on_response) for an attempt that was granted
     /// its send at `sent_at`, with at most one CUBIC decrease per congestion
     /// event (opt-in; not the reference's algorithm): a throttle of an
-    /// attempt sent before the last decrease — sent into the congestion that
-    /// decrease already answered — counts as a plain response. The first
-    /// throttle always counts (it turns the limiter on). TCP's CUBIC reduces
-    /// once per round trip for the same reason.
+    /// attempt sent before the last decrease, or less than one measurement
+    /// bucket (0.5 s) after it, counts as a plain response. The first
+    /// throttle always counts (it turns the limiter on).
+    ///
+    /// Why the half second: an attempt sent before the cut went into the
+    /// congestion the cut already answered (TCP's CUBIC reduces once per round
+    /// trip for the same reason); one sent just after it still meets a
+    /// service the overshoot drained, which refills only at the margin the
+    /// cut opened, and the measured rate the next cut would start from has
+    /// not yet seen the first. Without the half second, an event at
+    /// R = 1000 attempts/s in `rebound-sim capacity` brought two cuts in
+    /// some runs, and the rate settled on the second, well below R.
     ///
     /// Returns whether this response cut the rate.
     pub(crate) fn on_response_once_per_event(
@@ -187,7 +205,8 @@ impl RateLimiterState {
         is_throttle: bool,
         sent_at: f64,
     ) -> bool {
-        let new_event = !self.enabled || sent_at >= self.cubic.params().last_fail;
+        let new_event =
+            !self.enabled || sent_at >= self.cubic.params().last_fail + TIME_BUCKET_RANGE;
         let cut = is_throttle && new_event;
         self.on_response(now, cut);
         cut
@@ -261,4 +280,72 @@ pub struct RateLimiterSnapshot {
     pub k: f64,
     /// CUBIC: when the last throttle arrived.
     pub last_fail: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A limiter that measured about 100 responses/s and was then cut once,
+    /// at t = 10 s; returns it and the rate it was cut from.
+    fn cut_at_ten() -> (RateLimiterState, f64) {
+        let mut state = RateLimiterState::new(0.0);
+        let mut now = 0.0;
+        while now < 10.0 {
+            now += 0.01;
+            state.on_response(now, false);
+        }
+        assert!(state.on_response_once_per_event(10.0, true, 9.99));
+        let w_max = state.snapshot().w_max;
+        assert!(w_max > 50.0, "{w_max}");
+        (state, w_max)
+    }
+
+    /// Throttles of attempts sent before the cut, or within half a second
+    /// after it, belong to the event the cut answered; later ones do not.
+    #[test]
+    fn one_event_spans_the_half_second_after_its_cut() {
+        for (sent_at, cuts) in [
+            (9.5_f64, false),
+            (10.0, false),
+            (10.3, false),
+            (10.499, false),
+            (10.5, true),
+            (11.2, true),
+        ] {
+            let (mut state, w_max) = cut_at_ten();
+            let cut = state.on_response_once_per_event(sent_at.max(10.0) + 0.05, true, sent_at);
+            assert_eq!(cut, cuts, "sent at {sent_at}");
+            let after = state.snapshot().w_max;
+            if cuts {
+                assert!(after < w_max, "sent at {sent_at}: {after} vs {w_max}");
+            } else {
+                assert_eq!(after, w_max, "sent at {sent_at}");
+            }
+        }
+    }
+
+    /// A plain `on_response` (botocore's rule) cuts on every throttle.
+    #[test]
+    fn every_throttle_cuts_without_the_opt_in() {
+        let (mut state, w_max) = cut_at_ten();
+        state.on_response(10.05, true);
+        assert!(state.snapshot().w_max < w_max);
+    }
+
+    /// A shape set on the state applies from the next throttle on.
+    #[test]
+    fn a_cubic_shape_applies_to_the_next_cut() {
+        let shape = CubicShape::GENTLE;
+        let mut state = RateLimiterState::new(0.0).with_cubic_shape(shape);
+        let mut now = 0.0;
+        while now < 10.0 {
+            now += 0.01;
+            state.on_response(now, false);
+        }
+        state.on_response(10.0, true);
+        let snap = state.snapshot();
+        assert_eq!(Some(snap.k), shape.recovery_period());
+        assert!((snap.fill_rate - shape.beta() * snap.w_max).abs() < 1e-9);
+    }
 }

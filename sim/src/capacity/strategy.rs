@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rebound_runtime::backoff::SeededRandom;
-use rebound_runtime::rate_limiter::AcquireMode;
+use rebound_runtime::rate_limiter::{AcquireMode, CubicShape};
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, StandardRetryStrategy};
 
@@ -35,16 +35,23 @@ pub enum CapacityStrategy {
     OneCut,
     /// [`AdaptiveFailFast`](Self::AdaptiveFailFast) with the same opt-in.
     OneCutFailFast,
+    /// [`OneCut`](Self::OneCut) with the opt-in CUBIC shape
+    /// [`CubicShape::GENTLE`]: cut to 85%, back in 8 s at every rate.
+    Gentle,
+    /// [`OneCutFailFast`](Self::OneCutFailFast) with the same shape.
+    GentleFailFast,
 }
 
 impl CapacityStrategy {
     /// What every single-table case compares, in table order.
-    pub const SINGLE_TABLE: [Self; 5] = [
+    pub const SINGLE_TABLE: [Self; 7] = [
         Self::Standard,
         Self::Adaptive,
         Self::AdaptiveFailFast,
         Self::OneCut,
         Self::OneCutFailFast,
+        Self::Gentle,
+        Self::GentleFailFast,
     ];
 
     /// The name in tables and CSV.
@@ -58,6 +65,8 @@ impl CapacityStrategy {
             Self::AdaptiveFailFastPerTable => "adaptive fail-fast per table",
             Self::OneCut => "adaptive + one cut per event",
             Self::OneCutFailFast => "adaptive fail-fast + one cut per event",
+            Self::Gentle => "adaptive + one cut + gentle shape",
+            Self::GentleFailFast => "adaptive fail-fast + one cut + gentle shape",
         }
     }
 
@@ -77,19 +86,30 @@ impl CapacityStrategy {
                 .build()
         };
         let mode = match self {
-            Self::Standard | Self::Adaptive | Self::AdaptivePerTable | Self::OneCut => {
-                AcquireMode::Block
-            }
-            Self::AdaptiveFailFast | Self::AdaptiveFailFastPerTable | Self::OneCutFailFast => {
-                AcquireMode::FailFast
-            }
+            Self::Standard
+            | Self::Adaptive
+            | Self::AdaptivePerTable
+            | Self::OneCut
+            | Self::Gentle => AcquireMode::Block,
+            Self::AdaptiveFailFast
+            | Self::AdaptiveFailFastPerTable
+            | Self::OneCutFailFast
+            | Self::GentleFailFast => AcquireMode::FailFast,
         };
-        let once = matches!(self, Self::OneCut | Self::OneCutFailFast);
+        let once = matches!(
+            self,
+            Self::OneCut | Self::OneCutFailFast | Self::Gentle | Self::GentleFailFast
+        );
+        let shape = match self {
+            Self::Gentle | Self::GentleFailFast => CubicShape::GENTLE,
+            _ => CubicShape::BOTOCORE,
+        };
         let adaptive = |client: usize| {
             AdaptiveRetryStrategy::builder(standard(client))
                 .clock(clock.clone())
                 .acquire_mode(mode)
                 .cut_once_per_event(once)
+                .cubic_shape(shape)
                 .build()
         };
         let mut shared: Vec<Arc<dyn RetryStrategy>> = Vec::with_capacity(clients);
@@ -97,7 +117,12 @@ impl CapacityStrategy {
         for client in 0..clients {
             match self {
                 Self::Standard => shared.push(Arc::new(standard(client))),
-                Self::Adaptive | Self::AdaptiveFailFast | Self::OneCut | Self::OneCutFailFast => {
+                Self::Adaptive
+                | Self::AdaptiveFailFast
+                | Self::OneCut
+                | Self::OneCutFailFast
+                | Self::Gentle
+                | Self::GentleFailFast => {
                     shared.push(Arc::new(adaptive(client)));
                 }
                 Self::AdaptivePerTable | Self::AdaptiveFailFastPerTable => {

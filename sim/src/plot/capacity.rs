@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::series::{Panel, Series, draw};
 use super::{COLOURS, REFERENCE};
-use crate::capacity::{CapacityRun, PartitionedRun, partitioned::COOL_LOAD};
+use crate::capacity::{CapacityRun, CapacityStrategy, PartitionedRun, partitioned::COOL_LOAD};
 use crate::driver::Record;
 use crate::driver::timeline::Bin;
 
@@ -39,8 +39,8 @@ fn lines<'a>(
 }
 
 /// Writes `file` into `dir` for `runs` (one case and load, every strategy):
-/// goodput, attempts sent, and the adaptive limiters' send limit, per
-/// second, with `R` marked. Returns the path.
+/// goodput, attempts sent, attempts throttled, and the adaptive limiters'
+/// send limit, per second, with `R` marked where it applies. Returns the path.
 ///
 /// # Errors
 ///
@@ -62,6 +62,22 @@ pub fn capacity_plot(
     goodput.push(r_line());
     let mut attempts = lines(named(), 0, |b| Some(b.attempts as f64));
     attempts.push(r_line());
+    // Standard mode's throttles (most of its attempts) are in the tables:
+    // drawn here they would flatten the adaptive lines this panel compares.
+    // Each adaptive line keeps its colour from the other panels.
+    let mut throttled: Vec<Series> = lines(named(), 0, |b| Some(b.throttled as f64))
+        .into_iter()
+        .zip(runs)
+        .filter(|(_, run)| run.row.strategy != CapacityStrategy::Standard)
+        .map(|(series, _)| series)
+        .collect();
+    throttled.push(Series::level(
+        "5% of R",
+        REFERENCE,
+        0.05 * capacity,
+        0.0,
+        duration,
+    ));
     let mut limit = lines(named(), 0, |b| b.send_rate);
     limit.push(r_line());
     let case = format!(
@@ -81,6 +97,11 @@ pub fn capacity_plot(
                 title: format!("{case}: attempts sent per second"),
                 y_label: "attempts/s".to_owned(),
                 series: attempts,
+            },
+            Panel {
+                title: format!("{case}: attempts throttled per second (adaptive modes)"),
+                y_label: "throttled/s".to_owned(),
+                series: throttled,
             },
             Panel {
                 title: format!("{case}: adaptive send limit (sum over clients; gap = off)"),

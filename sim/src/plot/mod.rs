@@ -12,13 +12,15 @@ use plotters::style::RGBColor;
 pub use occ::{line_plot, occ_plots};
 
 /// Line colours, in series order (a colour-blind-friendly palette).
-pub const COLOURS: [RGBColor; 6] = [
+pub const COLOURS: [RGBColor; 8] = [
     RGBColor(0xd6, 0x27, 0x28),
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0x2c, 0xa0, 0x2c),
     RGBColor(0x94, 0x67, 0xbd),
     RGBColor(0x7f, 0x7f, 0x7f),
     RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0x17, 0xbe, 0xcf),
 ];
 
 /// Black, for reference lines (capacity, offered load).
