@@ -192,19 +192,23 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
 
     /// **Opt-in, not botocore's algorithm.** At most one CUBIC decrease per
     /// congestion event: a throttle of an attempt that was sent before the
-    /// limiter's last decrease does not cut the rate again (it counts as a
-    /// plain response). The retry itself is unchanged: the attempt is still
-    /// a throttle for the retry quota and the backoff.
+    /// limiter's last decrease, or less than half a second after it, does
+    /// not cut the rate again (it counts as a plain response). The retry
+    /// itself is unchanged: the attempt is still a throttle for the retry
+    /// quota and the backoff.
     ///
     /// Why: when a service runs out of capacity, every attempt already in
     /// flight comes back throttled, and the reference cuts the rate to 70%
     /// for each — with 20 attempts in flight, up to six cuts for one event,
-    /// and CUBIC then climbs back only to the last, lowest rate. In the
+    /// and CUBIC then climbs back only to the last, lowest rate. TCP's CUBIC
+    /// reduces once per round trip for the same reason. The half second
+    /// (one bucket of the send-rate meter) covers attempts sent just after
+    /// the cut, which still meet a service the overshoot drained. In the
     /// simulator (`rebound-sim capacity`, R = 1000 attempts/s, one client)
-    /// botocore's algorithm holds 34–55% of R; with this setting 95%. TCP's
-    /// CUBIC reduces once per round trip for the same reason. The first
-    /// throttle always counts, and sends are stamped with the limiter's own
-    /// time, so no window needs tuning.
+    /// botocore's algorithm holds 34–55% of R; with this setting 95.5%, and
+    /// 98.8% with [`CubicShape::GENTLE`] as well (see
+    /// [`cubic_shape`](Self::cubic_shape)). The first throttle always
+    /// counts, and sends are stamped with the limiter's own time.
     ///
     /// ```
     /// use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};

@@ -10,12 +10,13 @@
 //! |---|---|---|
 //! | send-rate meter | `send_rate.rs` | responses per second, 0.5 s buckets, smoothing 0.8 |
 //! | CUBIC calculator | `cubic.rs` | target rate after each response (beta 0.7, C 0.4) |
+//! | [`CubicShape`] | `cubic_shape.rs` | the curve's cut and scale: botocore's, or an opt-in variant |
 //! | send token bucket | `token_bucket.rs` | one token per send, refilled at the target rate (min 0.5/s, capacity >= 1) |
 //! | limiter state | `state.rs` | the three combined, as a pure state machine over caller-supplied time |
 //! | send line | `queue.rs` | callers waiting for a send token, served in the order they asked |
 //! | [`ClientRateLimiter`] | `client.rs`, `acquire.rs` | the state behind a lock and the line, shareable across threads, blocking or fail-fast ([`AcquireMode`], [`RateLimited`]) |
 //!
-//! Only the last is public: the pieces are the reference algorithm's
+//! Only [`CubicShape`] and the last are public: the pieces are the reference algorithm's
 //! internals, checked against its vectors by the conformance tests.
 //! One limiter per throttling scope (e.g. region + table):
 //! [`AdaptiveRetryStrategy::partitions`](crate::AdaptiveRetryStrategy::partitions).
