@@ -17,15 +17,15 @@
 //! (`pow` for both the cube root and the cube), so results are bit-for-bit
 //! those of the reference on the same platform `libm`.
 
+use super::cubic_shape::{CubicShape, Growth};
+use super::token_bucket::MIN_FILL_RATE;
+
 /// CUBIC's multiplicative decrease: after a throttle, send at 70% of the
 /// throttled rate.
 pub const BETA: f64 = 0.7;
 
 /// CUBIC's scaling constant `C`: how fast the rate grows away from `w_max`.
 pub const SCALE_CONSTANT: f64 = 0.4;
-
-use super::cubic_shape::{CubicShape, Growth};
-use super::token_bucket::MIN_FILL_RATE;
 
 /// A read-only copy of the CUBIC parameters, for debugging and tests.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,11 +60,9 @@ pub struct CubicCalculator {
     w_max: f64,
     k: f64,
     last_fail: f64,
-    /// The curve's scale `C` below `w_max` (botocore's constant, or fitted
-    /// to `w_max` by a recovery period)...
-    scale_below: f64,
-    /// ...and above it (botocore's constant, or at least it).
-    scale_above: f64,
+    /// The curve's scale `C` until the next throttle: botocore's constant,
+    /// or fitted to `w_max` by a recovery period (see `fit`).
+    scale: f64,
     shape: CubicShape,
 }
 
@@ -81,13 +79,12 @@ impl CubicCalculator {
     /// [`CubicShape::BOTOCORE`]).
     pub fn with_shape(shape: CubicShape, starting_max_rate: f64, start_time: f64) -> Self {
         let w_max = non_negative(starting_max_rate);
-        let (scale_below, scale_above, k) = fit(shape, w_max);
+        let (scale, k) = fit(shape, w_max);
         Self {
             w_max,
             k,
             last_fail: start_time,
-            scale_below,
-            scale_above,
+            scale,
             shape,
         }
     }
@@ -98,8 +95,8 @@ impl CubicCalculator {
     /// clock that stepped backwards) is treated as the moment of the throttle,
     /// so it cannot push the rate below `beta * w_max`.
     pub fn success_received(&self, now: f64) -> f64 {
-        let x = non_negative(now - self.last_fail) - self.k;
-        self.scale(x) * x.powf(3.0) + self.w_max
+        let dt = non_negative(now - self.last_fail);
+        self.scale * (dt - self.k).powf(3.0) + self.w_max
     }
 
     /// `min(success_received(now), cap)`, bit for bit, without the cube
@@ -111,7 +108,7 @@ impl CubicCalculator {
     /// wider, so the shortcut is taken only where it cannot change the result.
     pub(crate) fn success_received_capped(&self, now: f64, cap: f64) -> f64 {
         let x = non_negative(now - self.last_fail) - self.k;
-        let cube = self.scale(x) * (x * x * x);
+        let cube = self.scale * (x * x * x);
         let rough = cube + self.w_max;
         let margin = 1e-12 * (cube.abs() + self.w_max.abs());
         if rough - margin > cap {
@@ -127,18 +124,9 @@ impl CubicCalculator {
     pub fn error_received(&mut self, current_rate: f64, now: f64) -> f64 {
         let current_rate = non_negative(current_rate);
         self.w_max = current_rate;
-        (self.scale_below, self.scale_above, self.k) = fit(self.shape, current_rate);
+        (self.scale, self.k) = fit(self.shape, current_rate);
         self.last_fail = now;
         current_rate * self.shape.beta()
-    }
-
-    /// The curve's scale at `x` seconds past the zero point `k`.
-    fn scale(&self, x: f64) -> f64 {
-        if x < 0.0 {
-            self.scale_below
-        } else {
-            self.scale_above
-        }
     }
 
     /// The current parameters (`w_max`, `k`, time of the last throttle).
@@ -151,8 +139,8 @@ impl CubicCalculator {
     }
 }
 
-/// The scales `C` below and above `w_max` and the zero point `k` of the
-/// curve after a throttle at `w_max`.
+/// The scale `C` and the zero point `k` of the curve after a throttle at
+/// `w_max`.
 ///
 /// botocore's constant scale: `k = cbrt(w_max * (1 - beta) / C)`, as the
 /// reference writes it (`x ** (1/3.0)`, i.e. C `pow`), so that `k` matches it
@@ -160,18 +148,18 @@ impl CubicCalculator {
 /// that `k = T`; but a throttle below the bucket's floor rate (typically one
 /// before any rate was measured: `w_max = 0`) has nothing to scale to, and
 /// keeps botocore's constant `C`, which probes upward from it in seconds.
-fn fit(shape: CubicShape, w_max: f64) -> (f64, f64, f64) {
+fn fit(shape: CubicShape, w_max: f64) -> (f64, f64) {
     let beta = shape.beta();
     let constant = |scale: f64| {
         let scaled = (w_max * (1.0 - beta)) / scale;
-        (scale, scale, scaled.powf(1.0 / 3.0))
+        (scale, scaled.powf(1.0 / 3.0))
     };
     match shape.growth() {
         Growth::Constant(scale) => constant(scale),
         Growth::Period(_) if w_max < MIN_FILL_RATE => constant(SCALE_CONSTANT),
         Growth::Period(secs) => {
             let scale = w_max * (1.0 - beta) / (secs * secs * secs);
-            (scale, scale, secs)
+            (scale, secs)
         }
     }
 }
@@ -307,21 +295,25 @@ mod tests {
         }
     }
 
-    /// botocore's shape through `with_shape` is `new`, bit for bit.
+    /// botocore's shape is the reference's arithmetic, bit for bit: the
+    /// formulas written out here with its constants (the conformance
+    /// vectors check the same on recorded values).
     #[test]
-    fn the_botocore_shape_is_the_reference() {
-        let mut shaped = CubicCalculator::with_shape(CubicShape::BOTOCORE, 0.0, 0.0);
-        let mut plain = CubicCalculator::new(0.0, 0.0);
-        for (rate, at) in [(10.0, 1.0), (123.456, 7.5), (1e4, 30.0)] {
+    fn the_botocore_shape_is_the_reference_arithmetic() {
+        let mut cubic = CubicCalculator::with_shape(CubicShape::BOTOCORE, 0.0, 0.0);
+        for (rate, at) in [(10.0_f64, 1.0), (123.456, 7.5), (1e4, 30.0)] {
+            let k = ((rate * (1.0 - BETA)) / SCALE_CONSTANT).powf(1.0 / 3.0);
             assert_eq!(
-                shaped.error_received(rate, at).to_bits(),
-                plain.error_received(rate, at).to_bits()
+                cubic.error_received(rate, at).to_bits(),
+                (rate * BETA).to_bits()
             );
-            assert_eq!(shaped.params(), plain.params());
-            for dt in [0.0, 0.7, 3.3, 100.0] {
+            assert_eq!(cubic.params().k.to_bits(), k.to_bits());
+            for dt in [0.0_f64, 0.7, 3.3, 100.0] {
+                let elapsed = (at + dt) - at; // as the calculator sees it
+                let reference = SCALE_CONSTANT * (elapsed - k).powf(3.0) + rate;
                 assert_eq!(
-                    shaped.success_received(at + dt).to_bits(),
-                    plain.success_received(at + dt).to_bits()
+                    cubic.success_received(at + dt).to_bits(),
+                    reference.to_bits()
                 );
             }
         }

@@ -85,16 +85,17 @@ impl CapacityStrategy {
                 .random(SeededRandom::new(seed(client)))
                 .build()
         };
-        let mode = match self {
-            Self::Standard
-            | Self::Adaptive
-            | Self::AdaptivePerTable
-            | Self::OneCut
-            | Self::Gentle => AcquireMode::Block,
+        let fail_fast = matches!(
+            self,
             Self::AdaptiveFailFast
-            | Self::AdaptiveFailFastPerTable
-            | Self::OneCutFailFast
-            | Self::GentleFailFast => AcquireMode::FailFast,
+                | Self::AdaptiveFailFastPerTable
+                | Self::OneCutFailFast
+                | Self::GentleFailFast
+        );
+        let mode = if fail_fast {
+            AcquireMode::FailFast
+        } else {
+            AcquireMode::Block
         };
         let once = matches!(
             self,
@@ -112,29 +113,27 @@ impl CapacityStrategy {
                 .cubic_shape(shape)
                 .build()
         };
+        let per_table_limiters = matches!(
+            self,
+            Self::AdaptivePerTable | Self::AdaptiveFailFastPerTable
+        );
         let mut shared: Vec<Arc<dyn RetryStrategy>> = Vec::with_capacity(clients);
         let mut per_table = Vec::with_capacity(clients);
         for client in 0..clients {
-            match self {
-                Self::Standard => shared.push(Arc::new(standard(client))),
-                Self::Adaptive
-                | Self::AdaptiveFailFast
-                | Self::OneCut
-                | Self::OneCutFailFast
-                | Self::Gentle
-                | Self::GentleFailFast => {
-                    shared.push(Arc::new(adaptive(client)));
-                }
-                Self::AdaptivePerTable | Self::AdaptiveFailFastPerTable => {
-                    per_table.push(adaptive(client).partitions::<usize>());
-                }
+            if self == Self::Standard {
+                shared.push(Arc::new(standard(client)));
+            } else if per_table_limiters {
+                per_table.push(adaptive(client).partitions::<usize>());
+            } else {
+                shared.push(Arc::new(adaptive(client)));
             }
         }
-        Fleet::new(clients, tables, |client, table| match self {
-            Self::AdaptivePerTable | Self::AdaptiveFailFastPerTable => {
+        Fleet::new(clients, tables, |client, table| {
+            if per_table_limiters {
                 per_table[client].get(&table)
+            } else {
+                Arc::clone(&shared[client])
             }
-            _ => Arc::clone(&shared[client]),
         })
     }
 }
