@@ -355,6 +355,7 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     }
 
     /// The limiter's time: seconds since the strategy was built.
+    #[inline]
     fn now(&self) -> f64 {
         self.clock.secs_since(self.epoch)
     }

@@ -3,6 +3,8 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crossbeam_utils::CachePadded;
+
 use super::acquire::{AcquireMode, RateLimited};
 use super::cubic_shape::CubicShape;
 use super::queue::SendQueue;
@@ -78,9 +80,12 @@ pub struct ClientRateLimiter {
     /// enabled the state was published, never cleared.
     enabled: AtomicBool,
     mode: AcquireMode,
-    state: Mutex<RateLimiterState>,
+    /// Written by every response that changes it: on cache lines of its own,
+    /// so that the words every request only reads (`enabled`, `in_line`,
+    /// `same_tick`) are not invalidated by another thread's response.
+    state: CachePadded<Mutex<RateLimiterState>>,
     /// The callers waiting for a send token, in order. Only they lock it.
-    line: Mutex<SendQueue>,
+    line: CachePadded<Mutex<SendQueue>>,
     /// How many tickets `line` holds (lapsed ones included until the next
     /// look), so that a caller can tell without the lock that no one waits.
     in_line: AtomicUsize,
@@ -107,8 +112,8 @@ impl ClientRateLimiter {
         Self {
             enabled: AtomicBool::new(state.is_enabled()),
             mode: AcquireMode::default(),
-            state: Mutex::new(state),
-            line: Mutex::new(SendQueue::default()),
+            state: CachePadded::new(Mutex::new(state)),
+            line: CachePadded::new(Mutex::new(SendQueue::default())),
             in_line: AtomicUsize::new(0),
             same_tick: SameTickCounter::new(),
         }
@@ -137,6 +142,7 @@ impl ClientRateLimiter {
     }
 
     /// Whether a throttle has been seen, so that sends now cost a token.
+    #[inline]
     pub fn is_enabled(&self) -> bool {
         self.enabled.load(Ordering::Acquire)
     }
@@ -196,6 +202,7 @@ impl ClientRateLimiter {
     ///
     /// `Some(time)` when taken: the time it was taken at (minus infinity
     /// while the limiter is off); `None` to read the clock.
+    #[inline]
     pub(crate) fn try_acquire_without_clock(&self) -> Option<f64> {
         if !self.is_enabled() {
             return Some(f64::NEG_INFINITY);
@@ -286,6 +293,7 @@ impl ClientRateLimiter {
     /// does not wait, or its attempt was reported without being granted): it
     /// leaves the line at once rather than when its place lapses, so the
     /// callers behind it move up.
+    #[inline]
     pub(crate) fn leave_line(&self, ticket: &mut Option<u64>) {
         if ticket.is_some() {
             let mut line = self.lock_line();
@@ -347,6 +355,7 @@ impl ClientRateLimiter {
     /// Call it for every attempt's outcome, transport errors included (with
     /// `is_throttle = false`): botocore's hook runs for them too, so they
     /// count towards the measured rate and the CUBIC recovery.
+    #[inline]
     pub fn on_response(&self, now: f64, is_throttle: bool) {
         // An attempt sent after every cut (at +infinity): every throttle cuts,
         // exactly as the reference's response does.

@@ -14,9 +14,11 @@
 //! ```
 //!
 //! The arithmetic follows botocore's `CubicCalculator` operation by operation
-//! (`pow` for both the cube root and the cube), so results are bit-for-bit
-//! those of the reference on the same platform `libm`.
+//! (`pow` for the cube root; for the cube, `pow`'s result computed exactly,
+//! see `cube.rs`), so results are bit-for-bit those of the reference on the
+//! same platform `libm`.
 
+use super::cube::cube;
 use super::cubic_shape::{CubicShape, Growth};
 use super::token_bucket::MIN_FILL_RATE;
 
@@ -96,7 +98,7 @@ impl CubicCalculator {
     /// so it cannot push the rate below `beta * w_max`.
     pub fn success_received(&self, now: f64) -> f64 {
         let dt = non_negative(now - self.last_fail);
-        self.scale * (dt - self.k).powf(3.0) + self.w_max
+        self.scale * cube(dt - self.k) + self.w_max
     }
 
     /// `min(success_received(now), cap)`, bit for bit, without the cube

@@ -10,6 +10,7 @@
 //! |---|---|---|
 //! | send-rate meter | `send_rate.rs` | responses per second, 0.5 s buckets, smoothing 0.8 |
 //! | CUBIC calculator | `cubic.rs` | target rate after each response (beta 0.7, C 0.4) |
+//! | exact cube | `cube.rs` | `pow(x, 3)` to the last bit, mostly without calling `pow` |
 //! | [`CubicShape`] | `cubic_shape.rs` | the curve's cut and scale: botocore's, or an opt-in variant |
 //! | send token bucket | `token_bucket.rs` | one token per send, refilled at the target rate (min 0.5/s, capacity >= 1) |
 //! | limiter state | `state.rs` | the three combined, as a pure state machine over caller-supplied time |
@@ -47,6 +48,7 @@
 
 mod acquire;
 mod client;
+mod cube;
 pub(crate) mod cubic;
 mod cubic_shape;
 mod queue;

@@ -89,6 +89,25 @@ impl Clock for SystemClock {
     fn now(&self) -> Instant {
         Instant::now()
     }
+
+    /// `Duration::as_secs_f64` divides the nanoseconds by 10^9; multiplying
+    /// by 10^-9 instead is within one rounding of it (far inside the
+    /// nanosecond the trait allows) and keeps a division's latency off the
+    /// adaptive limiter's response path. Still never decreasing: both steps
+    /// are monotonic, and a second's last nanosecond adds at most 1.
+    #[inline]
+    fn secs_since(&self, since: Instant) -> f64 {
+        secs_f64(Instant::now().saturating_duration_since(since))
+    }
+}
+
+/// `elapsed` in seconds, by multiplication (see [`SystemClock::secs_since`]).
+#[inline]
+fn secs_f64(elapsed: Duration) -> f64 {
+    // Exact below 2^53 s.
+    #[allow(clippy::cast_precision_loss)]
+    let secs = elapsed.as_secs() as f64;
+    secs + f64::from(elapsed.subsec_nanos()) * 1e-9
 }
 
 /// A virtual [`Clock`] that moves only when told to: by
@@ -199,5 +218,28 @@ impl Clock for TokioClock {
     #[inline]
     fn now(&self) -> Instant {
         tokio::time::Instant::now().into_std()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_secs_are_within_a_rounding_of_as_secs_f64_and_never_decrease() {
+        let mut previous = 0.0;
+        for secs in [0, 1, 59, 3_600, 86_400 * 365, 1 << 40] {
+            for nanos in (0..1_000_000_000).step_by(999_983).chain([999_999_999]) {
+                let elapsed = Duration::new(secs, nanos);
+                let ours = secs_f64(elapsed);
+                let std = elapsed.as_secs_f64();
+                let ulp = f64::from_bits(std.to_bits() + 1) - std;
+                assert!((ours - std).abs() <= ulp, "{elapsed:?}: {ours} vs {std}");
+                assert!(ours >= previous, "{elapsed:?} went back");
+                previous = ours;
+            }
+            // The step to the next whole second does not go back either.
+            assert!(secs_f64(Duration::new(secs + 1, 0)) >= previous);
+        }
     }
 }
