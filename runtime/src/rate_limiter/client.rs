@@ -91,7 +91,9 @@ pub struct ClientRateLimiter {
     in_line: AtomicUsize,
     /// Successes at the time of the last full response update, counted
     /// without the lock (they change nothing else).
-    same_tick: SameTickCounter,
+    /// Written by every same-time success on a coarse clock: on lines of
+    /// its own too, away from the `enabled` flag every send reads.
+    same_tick: CachePadded<SameTickCounter>,
 }
 
 /// The longest wait [`ClientRateLimiter::try_acquire_in_turn`] tells a
@@ -115,7 +117,7 @@ impl ClientRateLimiter {
             state: CachePadded::new(Mutex::new(state)),
             line: CachePadded::new(Mutex::new(SendQueue::default())),
             in_line: AtomicUsize::new(0),
-            same_tick: SameTickCounter::new(),
+            same_tick: CachePadded::new(SameTickCounter::new()),
         }
     }
 
