@@ -269,6 +269,48 @@ proptest! {
     }
 }
 
+/// One event of steady traffic: the time moves on by a few milliseconds (now
+/// and then a little back, as concurrent callers' readings do), then a
+/// send, a success, or a throttle.
+fn steady_event() -> impl Strategy<Value = (f64, u8)> {
+    let step = prop_oneof![8 => 0.000_1..0.02f64, 1 => -0.002..0.0f64, 1 => 0.2..0.7f64];
+    // 0: success (most), 1: send, 2: throttle (rare).
+    let kind = prop_oneof![40 => Just(0u8), 6 => Just(1), 1 => Just(2)];
+    (step, kind)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Long stretches of successes at new times, a little out of order now
+    /// and then, past the first seconds (where the cap decides the rate and
+    /// the send bucket is full: the steady state): the wrapper agrees with
+    /// the state machine bit for bit after every event, sends and rare
+    /// throttles included.
+    #[test]
+    fn steady_successes_match_state_machine(
+        events in proptest::collection::vec(steady_event(), 1..3000),
+    ) {
+        // Started 30 s before the first event: the curve is already far
+        // above the measured rate, as a few seconds into real traffic.
+        let mut state = RateLimiterState::new(-30.0);
+        let limiter = ClientRateLimiter::new(-30.0);
+        let mut now = 0.0f64;
+        for (step, kind) in events {
+            now += step;
+            match kind {
+                1 => prop_assert_eq!(state.try_acquire(now), limiter.try_acquire(now)),
+                kind => {
+                    state.on_response(now, kind == 2);
+                    limiter.on_response(now, kind == 2);
+                }
+            }
+            prop_assert_eq!(format!("{:?}", state.snapshot()), format!("{:?}", limiter.snapshot()));
+            prop_assert_eq!(state.is_enabled(), limiter.is_enabled());
+        }
+    }
+}
+
 /// Threads answering at the same few times (a coarse clock), most of them
 /// counted without the lock, lose no response: all fall in one meter
 /// bucket, so its count is exactly how many there were.
@@ -297,6 +339,51 @@ fn concurrent_same_time_responses_are_all_counted() {
         "{end:?}"
     );
     assert_eq!(end.last_bucket, 0.0);
+    check(&end).unwrap();
+}
+
+/// Threads answering at their own, interleaved times in one half-second
+/// bucket of steady traffic (applied in whatever order the threads take the
+/// lock) leave exactly the state of the same successes replayed one at a
+/// time in time order: in the steady state before a throttle, a success
+/// changes only the count and the bucket's latest time, and neither depends
+/// on the order.
+#[test]
+fn concurrent_steady_successes_match_a_replay_in_time_order() {
+    let limiter = Arc::new(ClientRateLimiter::new(-30.0));
+    let mut state = RateLimiterState::new(-30.0);
+    // Three seconds at 100/s, then one success opening the bucket at 0.
+    let warm_up = (1..300).map(|i| -3.0 + f64::from(i) * 0.01);
+    for t in warm_up.chain([0.0]) {
+        limiter.on_response(t, false);
+        state.on_response(t, false);
+    }
+    let (threads, per_thread) = (4u32, 10_000u32);
+    let time = |thread: u32, i: u32| 0.01 + f64::from(i * threads + thread) * 1e-5;
+    std::thread::scope(|scope| {
+        for thread in 0..threads {
+            let limiter = Arc::clone(&limiter);
+            scope.spawn(move || {
+                for i in 0..per_thread {
+                    limiter.on_response(time(thread, i), false);
+                }
+            });
+        }
+    });
+    let mut times: Vec<f64> = (0..threads)
+        .flat_map(|thread| (0..per_thread).map(move |i| time(thread, i)))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    for t in times {
+        state.on_response(t, false);
+    }
+    let end = limiter.snapshot();
+    assert_eq!(
+        end.request_count,
+        u64::from(threads * per_thread),
+        "{end:?}"
+    );
+    assert_eq!(format!("{end:?}"), format!("{:?}", state.snapshot()));
     check(&end).unwrap();
 }
 
