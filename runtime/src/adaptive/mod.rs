@@ -379,13 +379,15 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         let verdict = self.standard.classifier().classify(failure);
         // Every response counts towards the measured rate, before the first
         // throttle too (it is the rate CUBIC starts from).
-        if self.cut_once_per_event {
-            let sent_at = token.sent_at();
-            self.limiter
-                .on_response_once_per_event(self.now(), verdict.throttling, sent_at);
+        // Without the opt-in, the attempt counts as sent after every cut, so
+        // every throttle cuts (botocore's rule).
+        let sent_at = if self.cut_once_per_event {
+            token.sent_at()
         } else {
-            self.limiter.on_response(self.now(), verdict.throttling);
-        }
+            f64::INFINITY
+        };
+        self.limiter
+            .on_response_once_per_event(self.now(), verdict.throttling, sent_at);
         self.standard.refresh_classified(token, failure, verdict)
     }
 

@@ -372,24 +372,21 @@ impl ClientRateLimiter {
         if !is_throttle && self.same_tick.try_count(now) {
             return;
         }
-        self.full_response_update(now, |s| {
-            s.on_response_once_per_event(now, is_throttle, sent_at)
-        });
+        self.full_response_update(now, is_throttle, sent_at);
     }
 
     /// A response that may change the state, under the lock: the successes
     /// counted without it are folded in first (they came before). After a
     /// success, the next ones at the same time may skip the lock, if times
-    /// do repeat here (some were counted, or this response has the time of
-    /// the last one): with a clock that never repeats, the lock-free path is
-    /// never opened, and costs the response path one read.
-    /// `respond` applies the response and says whether it cut the rate.
-    fn full_response_update(&self, now: f64, respond: impl FnOnce(&mut RateLimiterState) -> bool) {
+    /// do repeat here (some were counted, or this response has the latest
+    /// time the state has seen): with a clock that never repeats, the
+    /// lock-free path is never opened, and costs the response path one read.
+    fn full_response_update(&self, now: f64, is_throttle: bool, sent_at: f64) {
         let mut state = self.lock_state();
         let counted = self.same_tick.close();
         state.count_repeated_successes(counted);
-        let repeats = counted > 0 || state.last_response_time().to_bits() == now.to_bits();
-        let cut = respond(&mut state);
+        let repeats = counted > 0 || state.latest_time().to_bits() == now.to_bits();
+        let cut = state.on_response_once_per_event(now, is_throttle, sent_at);
         if cut {
             drop(state);
             self.enabled.store(true, Ordering::Release);

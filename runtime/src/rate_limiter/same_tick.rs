@@ -21,10 +21,11 @@
 //! The writer (a full update, under the state's lock) *closes* the word —
 //! taking the count — updates the state, publishes the new time, and *opens*
 //! the word again under a new generation, but only if responses do repeat
-//! times (some were counted, or this one had its predecessor's time): with
-//! a nanosecond clock the word stays closed and unwritten. A response counts only while the
-//! word is open, its time equals the published time, and the word did not
-//! change between reading the time and the compare-and-swap; a close in
+//! times (some were counted, or this one had the latest time the state had
+//! seen): with a nanosecond clock the word stays closed and unwritten. A
+//! response counts only while the word is open, its time equals the
+//! published time, and the word did not change between reading the time
+//! and the compare-and-swap; a close in
 //! between changes the generation, so a count is never made against a time
 //! that is no longer the latest, nor lost. A loom model checks this
 //! (`RUSTFLAGS="--cfg loom" cargo test -p rebound-runtime --lib same_tick`).
@@ -189,15 +190,21 @@ mod loom_model {
     use super::*;
     use loom::sync::Arc;
 
+    /// A counter opened at `time`, shared.
+    fn opened_at(time: f64) -> Arc<SameTickCounter> {
+        let counter = Arc::new(SameTickCounter::new());
+        counter.close();
+        counter.open(time);
+        counter
+    }
+
     /// A writer moves the time from 1 to 2 while another thread counts
     /// responses at time 1: every count made is folded by the writer or
     /// still pending (none lost), and none lands after the writer moved on.
     #[test]
     fn no_count_is_lost_or_made_against_a_stale_time() {
         loom::model(|| {
-            let counter = Arc::new(SameTickCounter::new());
-            counter.close();
-            counter.open(1.0);
+            let counter = opened_at(1.0);
             let counting = {
                 let counter = Arc::clone(&counter);
                 loom::thread::spawn(move || {
@@ -220,9 +227,7 @@ mod loom_model {
     #[test]
     fn concurrent_counts_add_up() {
         loom::model(|| {
-            let counter = Arc::new(SameTickCounter::new());
-            counter.close();
-            counter.open(1.0);
+            let counter = opened_at(1.0);
             let threads: Vec<_> = (0..2)
                 .map(|_| {
                     let counter = Arc::clone(&counter);

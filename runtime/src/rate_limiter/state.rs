@@ -55,9 +55,6 @@ pub struct RateLimiterState {
     meter: SendRateMeter,
     cubic: CubicCalculator,
     bucket: SendTokenBucket,
-    /// The time of the last response (not part of botocore's state: lets
-    /// `ClientRateLimiter` see that responses repeat times).
-    last_response: f64,
 }
 
 impl RateLimiterState {
@@ -74,7 +71,6 @@ impl RateLimiterState {
             meter: SendRateMeter::new(start_time),
             cubic: CubicCalculator::new(0.0, start_time),
             bucket: SendTokenBucket::new(1.0, start_time),
-            last_response: f64::NEG_INFINITY,
         }
     }
 
@@ -155,7 +151,6 @@ impl RateLimiterState {
     /// at the old rate.
     pub fn on_response(&mut self, now: f64, is_throttle: bool) {
         let now = self.sanitize(now);
-        self.last_response = now;
         let measured = self.meter.record(now);
         let cap = MAX_RATE_ADJUST_SCALE * measured;
         let rate = if is_throttle {
@@ -210,11 +205,6 @@ impl RateLimiterState {
         let cut = is_throttle && new_event;
         self.on_response(now, cut);
         cut
-    }
-
-    /// The time of the last response (minus infinity before the first).
-    pub(crate) fn last_response_time(&self) -> f64 {
-        self.last_response
     }
 
     /// `n` more success responses at the time of the last one, which was a
