@@ -32,7 +32,7 @@ use aws_smithy_runtime_api::client::runtime_components::{
 use aws_smithy_types::config_bag::{ConfigBag, FrozenLayer, Layer};
 use aws_smithy_types::retry::{ErrorKind, RetryConfig};
 
-use rebound::time::{CoarseClock, ManualClock};
+use rebound::time::{CoarseClock, ManualClock, SystemClock};
 use rebound::{AdaptiveRetryStrategy, Retry, RetryStrategy, StandardRetryStrategy};
 use rebound_bench_compare::{DerivedUnavailable, HandUnavailable, Throttled, request, success};
 
@@ -316,6 +316,13 @@ fn adaptive(c: &mut Criterion) {
         black_box(success(&rebound));
     });
     assert!(!rebound.rate_limiter().is_enabled());
+    // The same on `Instant::now` (the default until the sixth session).
+    let system = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+        .clock(SystemClock)
+        .build();
+    on_threads(c, group, "rebound, SystemClock", || {
+        black_box(success(&system));
+    });
     // The same on the coarse clock (ticks every few ms): nearly every
     // response is at the same time as the one before and is counted
     // without the limiter's lock.

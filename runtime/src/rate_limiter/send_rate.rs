@@ -32,11 +32,14 @@ const TIME_BUCKET_SCALE: f64 = 1.0 / TIME_BUCKET_RANGE;
 /// // Bucket 0.5 reached: 3 responses over 0.5 s = 6/s, smoothed 0.8 * 6.
 /// assert!((meter.record(0.6) - 4.8).abs() < 1e-12);
 /// ```
+// `repr(C)`, the count first: it is the field every response writes (see
+// `RateLimiterState`'s layout).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C)]
 pub struct SendRateMeter {
+    count: u64,
     measured_rate: f64,
     last_bucket: f64,
-    count: u64,
 }
 
 impl SendRateMeter {

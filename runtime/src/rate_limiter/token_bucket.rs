@@ -33,7 +33,9 @@ const SEND_COST: f64 = 1.0;
 /// assert_eq!(wait, 1.0); // one token takes a second at 1/s
 /// assert_eq!(bucket.try_acquire(wait), Ok(()));
 /// ```
+// `repr(C)`: 32 bytes at the start of `RateLimiterState`'s first line.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C)]
 pub struct SendTokenBucket {
     fill_rate: f64,
     max_capacity: f64,

@@ -256,7 +256,10 @@ impl StandardRetryStrategy {
         self.quota.issuer()
     }
 
-    fn refund(&self, quota_cost: Option<u32>) {
+    /// Pays `quota_cost` (a request's last retry cost; the success refund
+    /// if it made none) back to the quota: a successful request's refund.
+    #[inline]
+    pub(crate) fn refund(&self, quota_cost: Option<u32>) {
         self.quota
             .release(quota_cost.unwrap_or(self.settings.success_refund));
     }
@@ -295,6 +298,7 @@ impl RetryStrategy for StandardRetryStrategy {
 
     /// Refunds the request's last retry cost to the quota; a token another
     /// strategy issued refunds nothing.
+    #[inline]
     fn record_success(&self, token: RetryToken) {
         if self.issuer().issued(&token) {
             self.refund(token.quota_cost());

@@ -10,7 +10,8 @@
 //! | item | what it is |
 //! |---|---|
 //! | [`Clock`] | a monotonic clock |
-//! | [`SystemClock`] | the real one (the default) |
+//! | [`SystemClock`] | the real one: `Instant::now` (the executors' default) |
+//! | [`QuantaClock`] | the real one read through the CPU's counter, three times faster (adaptive mode's default) |
 //! | `CoarseClock` | the system's coarse clock: ticks every few ms, reads in a fraction of the time; for adaptive mode's hot path (feature `coarsetime`) |
 //! | [`ManualClock`] | a virtual clock for tests, and a sleeper that advances it |
 //! | `TokioClock` | tokio's clock, which tokio's test utilities can pause (feature `tokio`) |
@@ -20,6 +21,7 @@
 mod clock;
 #[cfg(feature = "coarsetime")]
 mod coarse;
+mod quanta_clock;
 mod sleep;
 
 #[cfg(feature = "tokio")]
@@ -27,6 +29,7 @@ pub use clock::TokioClock;
 pub use clock::{Clock, ManualClock, SystemClock};
 #[cfg(feature = "coarsetime")]
 pub use coarse::CoarseClock;
+pub use quanta_clock::QuantaClock;
 #[cfg(feature = "tokio")]
 pub use sleep::TokioSleeper;
 pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};

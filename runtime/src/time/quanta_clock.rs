@@ -1,0 +1,175 @@
+//! [`QuantaClock`]: the monotonic clock read through the CPU's counter, the
+//! adaptive strategy's default.
+
+use core::time::Duration;
+use std::time::Instant;
+
+use super::Clock;
+
+/// A nanosecond monotonic clock read through the CPU's time-stamp counter,
+/// by the [`quanta`] crate: about 10 ns a read against 33 ns for
+/// [`SystemClock`](super::SystemClock) on the machine in `BENCHMARKS.md`.
+/// The default clock of
+/// [`AdaptiveRetryStrategy`](crate::AdaptiveRetryStrategy), whose rate
+/// limiter times every response: there the read is a third of what a
+/// success costs.
+///
+/// Where quanta finds an invariant counter (x86-64 with an invariant TSC and
+/// `rdtscp`, or AArch64's system counter), a read is the counter scaled to
+/// nanoseconds, with the scale quanta measured against the operating
+/// system's monotonic clock the first time a clock is made in the process
+/// (a calibration loop of well under a millisecond here, at most 200 ms).
+/// Elsewhere quanta reads the monotonic clock itself. So the time it tells
+/// runs at the monotonic clock's rate to within the calibration's error
+/// (parts per million), not to the nanosecond: fine for a rate limiter, whose
+/// unit is the half second, but use [`SystemClock`](super::SystemClock) where
+/// instants must agree with `Instant::now` exactly.
+///
+/// [`now`](Clock::now) and [`secs_since`](Clock::secs_since) both read the
+/// counter, so they agree with each other: an instant is the clock's origin
+/// (an `Instant::now` taken when it was made) plus the counted time since.
+/// Clones share the origin.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::time::{Clock, QuantaClock};
+///
+/// let clock = QuantaClock::new();
+/// let start = clock.now();
+/// assert!(clock.now() >= start);
+/// assert!(clock.secs_since(start) >= 0.0);
+/// ```
+#[derive(Debug, Clone)]
+pub struct QuantaClock {
+    counter: quanta::Clock,
+    /// An `Instant::now()` taken together with `raw_origin`.
+    origin: Instant,
+    /// The counter's raw reading at `origin`.
+    raw_origin: u64,
+}
+
+impl QuantaClock {
+    /// A clock starting now. The first one made in a process calibrates the
+    /// counter (see above); later ones reuse that calibration.
+    #[must_use]
+    pub fn new() -> Self {
+        let counter = quanta::Clock::new();
+        let raw_origin = counter.raw();
+        Self {
+            counter,
+            origin: Instant::now(),
+            raw_origin,
+        }
+    }
+
+    /// Nanoseconds counted since `origin` (0 if the counter reads earlier,
+    /// as one core's counter might against another's).
+    #[inline]
+    fn nanos(&self) -> u64 {
+        self.counter
+            .delta_as_nanos(self.raw_origin, self.counter.raw())
+    }
+}
+
+impl Default for QuantaClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for QuantaClock {
+    #[inline]
+    fn now(&self) -> Instant {
+        self.origin + Duration::from_nanos(self.nanos())
+    }
+
+    /// Straight from the counted nanoseconds, without building an `Instant`:
+    /// one multiplication (within one rounding of the exact seconds, like
+    /// [`SystemClock`](super::SystemClock)'s), then the distance from
+    /// `since` to the origin. Both steps are monotonic, so the answer never
+    /// decreases while the counter does not.
+    #[inline]
+    fn secs_since(&self, since: Instant) -> f64 {
+        // Exact below 2^53 ns (104 days); one rounding beyond.
+        #[allow(clippy::cast_precision_loss)]
+        let counted = self.nanos() as f64 * 1e-9;
+        let offset = match since.checked_duration_since(self.origin) {
+            Some(after_origin) => after_origin.as_secs_f64(),
+            None => -self.origin.duration_since(since).as_secs_f64(),
+        };
+        (counted - offset).max(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readings_never_go_backwards_and_agree_with_each_other() {
+        let clock = QuantaClock::new();
+        let since = clock.now();
+        let mut last_instant = since;
+        let mut last_secs = 0.0;
+        for _ in 0..100_000 {
+            let secs = clock.secs_since(since);
+            let instant = clock.now();
+            assert!(secs >= last_secs, "{secs} < {last_secs}");
+            assert!(instant >= last_instant);
+            // Read in this order: the instant is no earlier than the seconds
+            // (to within the seconds' rounding).
+            let instant_secs = instant.duration_since(since).as_secs_f64();
+            assert!(secs <= instant_secs + 1e-9, "{secs} > {instant_secs}");
+            last_secs = secs;
+            last_instant = instant;
+        }
+        let later = clock.now() + Duration::from_secs(1);
+        assert_eq!(clock.secs_since(later), 0.0, "never negative");
+    }
+
+    #[test]
+    fn an_instant_before_the_origin_counts_from_there() {
+        let early = Instant::now();
+        let clock = QuantaClock::new();
+        let gap = clock.origin.duration_since(early).as_secs_f64();
+        let secs = clock.secs_since(early);
+        let again = clock.secs_since(clock.origin);
+        assert!(secs >= gap, "{secs} < {gap}");
+        assert!((secs - gap - again).abs() < 1e-3, "{secs} {gap} {again}");
+    }
+
+    /// Whatever time passes between the reads (no sleeping: a loop of a
+    /// hundred thousand monotonic-clock reads, however long they take), the
+    /// counter's interval lies between the monotonic clock's inner and outer
+    /// intervals around it, give or take the calibration's error. Does not
+    /// depend on the machine's speed.
+    #[test]
+    fn counts_at_the_monotonic_clocks_rate() {
+        let clock = QuantaClock::new();
+        let since = clock.now();
+        let outer_start = Instant::now();
+        let start = clock.secs_since(since);
+        let inner_start = Instant::now();
+        let mut inner_end = inner_start;
+        for _ in 0..100_000 {
+            inner_end = std::hint::black_box(Instant::now());
+        }
+        let end = clock.secs_since(since);
+        let outer_end = Instant::now();
+        let counted = end - start;
+        let inner = inner_end.duration_since(inner_start).as_secs_f64();
+        let outer = outer_end.duration_since(outer_start).as_secs_f64();
+        let slack = 1e-3 * outer + 1e-6;
+        assert!(
+            inner - slack <= counted && counted <= outer + slack,
+            "counted {counted} s, monotonic between {inner} and {outer} s"
+        );
+    }
+
+    #[test]
+    fn is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<QuantaClock>();
+    }
+}
