@@ -2,6 +2,7 @@
 //! adaptive strategy's default.
 
 use core::time::Duration;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::Clock;
@@ -47,6 +48,11 @@ pub struct QuantaClock {
     origin: Instant,
     /// The counter's raw reading at `origin`.
     raw_origin: u64,
+    /// The first `since` asked about, with its distance from `origin` in
+    /// seconds: callers count from one fixed instant (the adaptive strategy
+    /// from the time it was built), and an `Instant` subtraction is two
+    /// calls into `std` on every read otherwise.
+    first_since: OnceLock<(Instant, f64)>,
 }
 
 impl QuantaClock {
@@ -60,6 +66,7 @@ impl QuantaClock {
             counter,
             origin: Instant::now(),
             raw_origin,
+            first_since: OnceLock::new(),
         }
     }
 
@@ -94,11 +101,25 @@ impl Clock for QuantaClock {
         // Exact below 2^53 ns (104 days); one rounding beyond.
         #[allow(clippy::cast_precision_loss)]
         let counted = self.nanos() as f64 * 1e-9;
+        let offset = match self.first_since.get() {
+            Some(&(first, offset)) if first == since => offset,
+            _ => self.remember_offset(since),
+        };
+        (counted - offset).max(0.0)
+    }
+}
+
+impl QuantaClock {
+    /// Seconds from `origin` to `since` (negative if `since` is earlier),
+    /// kept if `since` is the first instant asked about.
+    #[cold]
+    fn remember_offset(&self, since: Instant) -> f64 {
         let offset = match since.checked_duration_since(self.origin) {
             Some(after_origin) => after_origin.as_secs_f64(),
             None => -self.origin.duration_since(since).as_secs_f64(),
         };
-        (counted - offset).max(0.0)
+        let _ = self.first_since.set((since, offset));
+        offset
     }
 }
 
@@ -165,6 +186,31 @@ mod tests {
             inner - slack <= counted && counted <= outer + slack,
             "counted {counted} s, monotonic between {inner} and {outer} s"
         );
+    }
+
+    /// The distance kept for the first `since` is used for it only.
+    #[test]
+    fn each_since_counts_from_itself() {
+        let clock = QuantaClock::new();
+        let first = clock.now();
+        let second = first + Duration::from_secs(1);
+        let early = clock.origin.checked_sub(Duration::from_secs(1));
+        for _ in 0..3 {
+            let from_first = clock.secs_since(first);
+            let from_second = clock.secs_since(second);
+            assert_eq!(from_second, 0.0, "second is a second ahead");
+            if let Some(early) = early {
+                // Counted from `early`, one second and `first`'s lead on the
+                // origin more than from `first`, read between two reads of it.
+                let lead = first.duration_since(clock.origin).as_secs_f64();
+                let from_early = clock.secs_since(early) - 1.0 - lead;
+                let again = clock.secs_since(first);
+                assert!(
+                    from_first - 1e-6 <= from_early && from_early <= again + 1e-6,
+                    "{from_first} {from_early} {again}"
+                );
+            }
+        }
     }
 
     #[test]
