@@ -386,6 +386,16 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
         Ok(SendPermit::Granted)
     }
 
+    /// [`record_success`](RetryStrategy::record_success) of a token of
+    /// ours, from its place in the send line (if it holds one) and its
+    /// last retry's cost: the standard strategy's success, by its parts.
+    #[inline]
+    fn succeeded(&self, mut send_ticket: Option<u64>, quota_cost: Option<u32>) {
+        self.limiter.leave_line(&mut send_ticket);
+        self.limiter.on_response(self.now(), false);
+        self.standard.refund(quota_cost);
+    }
+
     /// The limiter's time: seconds since the strategy was built.
     #[inline]
     fn now(&self) -> f64 {
@@ -424,20 +434,18 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         self.standard.refresh_classified(token, failure, verdict)
     }
 
-    // Inline, as `acquire_send_permit`'s fast path is, and the token only
-    // read: otherwise the caller copies the 64-byte token for each call,
+    // Small enough to inline, as `acquire_send_permit`'s fast path is: the
+    // token's fields are read where it was built, and the rest takes them
+    // by value. Otherwise the caller copies the 64-byte token for the call,
     // with wide loads right behind the narrow stores that built it (a
-    // stalled store-to-load forward, about 10 ns a request in a tight loop).
+    // stalled store-to-load forward, 10 ns and more a request in a tight
+    // loop).
     #[inline]
     fn record_success(&self, mut token: RetryToken) {
-        if !self.standard.issuer().issued(&token) {
-            return; // not ours: no place in line, no response of ours, no refund
+        if self.standard.issuer().issued(&token) {
+            self.succeeded(token.send_ticket_mut().take(), token.quota_cost());
         }
-        self.limiter.leave_line(token.send_ticket_mut());
-        self.limiter.on_response(self.now(), false);
-        // The standard strategy's success, by its parts (the token is
-        // ours): the token is not moved again.
-        self.standard.refund(token.quota_cost());
+        // Not ours: no place in line, no response of ours, no refund.
     }
 
     #[inline]
