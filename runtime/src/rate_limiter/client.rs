@@ -40,7 +40,9 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// must stay consistent (the bucket is refilled at the old rate before the
 /// new rate is set), each with botocore's exact arithmetic, so it takes a
 /// [`Mutex`]; a critical section is a few float operations and never
-/// sleeps. A lock-free version of that update (the state in atomics, read as
+/// sleeps, and what a success writes shares one cache line with the lock
+/// word (the state's layout puts it first), so threads answering at once
+/// pass one line between them, not three. A lock-free version of that update (the state in atomics, read as
 /// a seqlock, computed on a copy, published by compare-and-swap) was built,
 /// model-checked with loom, and measured slower on every path: 22 vs 13 ns
 /// per response on one thread, and slower at 2, 4 and 8 threads
