@@ -269,6 +269,58 @@ proptest! {
     }
 }
 
+/// One event of a client whose successes pile up in the limiter's log
+/// between looks: the time moves on (sometimes not at all, sometimes a
+/// little back, sometimes across a half-second bucket), then a success
+/// (most), a send, a throttle, or a look at the state.
+fn logged_event() -> impl Strategy<Value = (f64, u8)> {
+    let step = prop_oneof![
+        4 => 0.000_1..0.05f64,
+        2 => Just(0.0),
+        1 => -0.01..0.0f64,
+        1 => 0.3..0.8f64,
+    ];
+    // 0: success, 1: send, 2: throttle, 3: snapshot.
+    let kind = prop_oneof![60 => Just(0u8), 5 => Just(1), 1 => Just(2), 2 => Just(3)];
+    (step, kind)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Successes logged without the lock, many at a time (the log's shard
+    /// fills after 32 and is applied under the lock; a send while the
+    /// limiter is on, a throttle or a look applies it too), leave the state
+    /// bit for bit where the state machine is after the same events, from
+    /// the very start (where every success changes the rate) on. Only the
+    /// looks compare the whole state, so the log holds up to a hundred
+    /// successes between them.
+    #[test]
+    fn logged_successes_match_state_machine(
+        events in proptest::collection::vec(logged_event(), 1..1500),
+    ) {
+        let mut state = RateLimiterState::new(5.0);
+        let limiter = ClientRateLimiter::new(5.0);
+        let mut now = 5.0f64;
+        for (step, kind) in events {
+            now += step;
+            match kind {
+                0 | 2 => {
+                    state.on_response(now, kind == 2);
+                    limiter.on_response(now, kind == 2);
+                }
+                1 => prop_assert_eq!(state.try_acquire(now), limiter.try_acquire(now)),
+                _ => prop_assert_eq!(
+                    format!("{:?}", state.snapshot()),
+                    format!("{:?}", limiter.snapshot())
+                ),
+            }
+            prop_assert_eq!(state.is_enabled(), limiter.is_enabled());
+        }
+        prop_assert_eq!(format!("{:?}", state.snapshot()), format!("{:?}", limiter.snapshot()));
+    }
+}
+
 /// One event of steady traffic: the time moves on by a few milliseconds (now
 /// and then a little back, as concurrent callers' readings do), then a
 /// send, a success, or a throttle.

@@ -323,9 +323,9 @@ fn adaptive(c: &mut Criterion) {
     on_threads(c, group, "rebound, SystemClock", || {
         black_box(success(&system));
     });
-    // The same on the coarse clock (ticks every few ms): nearly every
-    // response is at the same time as the one before and is counted
-    // without the limiter's lock.
+    // The same on the coarse clock (ticks every few ms): a cheaper read,
+    // and nearly every response is at the same time as the one before, so
+    // applying it to the limiter's state is only a count.
     let coarse = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
         .clock(CoarseClock::new())
         .build();

@@ -74,12 +74,13 @@ use crate::{
 /// the default clock is [`QuantaClock`]: the monotonic clock read through
 /// the CPU's counter, about 10 ns against 33 ns for `Instant::now`
 /// ([`SystemClock`](crate::time::SystemClock)) on the machine in
-/// `BENCHMARKS.md`. With a nanosecond clock every response is at a new
-/// time and takes the limiter's lock. On a clock that ticks every few
-/// milliseconds (`time::CoarseClock`, feature `coarsetime`) the read is
-/// cheaper and nearly every success is at the time of the previous one,
-/// which the limiter counts without its lock; the price is a limiter that
-/// sees time a tick at a time (see `CoarseClock`).
+/// `BENCHMARKS.md`. A success is then written down without a lock, in the
+/// limiter's per-thread log, and applied with the others by the next
+/// holder of the limiter's lock ([`ClientRateLimiter`] explains). On a clock
+/// that ticks every few milliseconds (`time::CoarseClock`, feature
+/// `coarsetime`) the read is cheaper still and nearly every success is at
+/// the time of the previous one, which applying only counts; the price is a
+/// limiter that sees time a tick at a time (see `CoarseClock`).
 ///
 /// The Smithy guide makes the first attempt even when the strategy gives no
 /// initial token: the strategy manages retries, it does not gate access. The

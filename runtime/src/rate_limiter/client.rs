@@ -8,8 +8,8 @@ use crossbeam_utils::CachePadded;
 use super::acquire::{AcquireMode, RateLimited};
 use super::cubic_shape::CubicShape;
 use super::queue::SendQueue;
-use super::same_tick::SameTickCounter;
 use super::state::{RateLimiterSnapshot, RateLimiterState};
+use super::success_log::{SuccessLog, this_threads_shard};
 
 /// The client-side rate limiter of AWS adaptive retry mode, shareable across
 /// threads (wrap it in an `Arc`) and strategies.
@@ -29,30 +29,29 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 ///
 /// # Which responses take a lock, and why
 ///
-/// A success at the same time as the last response that changed the state
-/// (a success too) changes nothing but a count, so it is counted with one
-/// compare-and-swap and no lock. With a clock that ticks every few
-/// milliseconds ([`CoarseClock`](crate::time::CoarseClock), feature
-/// `coarsetime`) that is nearly every response: the state's lock is taken
-/// about once per tick, by the first response of the tick, and by throttles.
+/// A success is written down without a lock, in a log split into per-thread
+/// shards (one uncontended compare-and-swap and one store, on lines only its
+/// own thread writes), and applied to the state by whoever takes the state's
+/// lock next, before it looks: a send while the limiter is on, a throttle, a
+/// snapshot, or the success that finds its thread's shard full (one in 32,
+/// which applies every shard's). Applied in time order, one at a time, with
+/// botocore's arithmetic, they leave exactly the state the same responses
+/// would have left one by one, which is what the vectors pin; a success at
+/// the time of the one applied before it is only counted. A throttle takes
+/// the lock at once: it turns the limiter on and cuts the rate.
 ///
-/// A response that does change the state updates about ten numbers that
-/// must stay consistent (the bucket is refilled at the old rate before the
-/// new rate is set), each with botocore's exact arithmetic, so it takes a
-/// [`Mutex`]; a critical section is a few float operations and never
-/// sleeps, and what a success writes shares one cache line with the lock
-/// word (the state's layout puts it first), so threads answering at once
-/// pass one line between them, not three. A lock-free version of that update (the state in atomics, read as
-/// a seqlock, computed on a copy, published by compare-and-swap) was built,
-/// model-checked with loom, and measured slower on every path: 22 vs 13 ns
-/// per response on one thread, and slower at 2, 4 and 8 threads
-/// (`BENCHMARKS.md`): copying the state in and out costs more than an
-/// uncontended lock, and under contention a losing update redoes its
-/// arithmetic. With a nanosecond clock every response is at a new time and
-/// takes this path; what it costs is mostly the clock read (the strategy
-/// reads it once per attempt), then the lock and the arithmetic: CUBIC's
-/// cube is skipped whenever the cap decides the rate, and otherwise
-/// computed exactly without `pow` in all but one case in sixteen.
+/// Why a log rather than the state in atomics: a success changes about ten
+/// numbers that must stay consistent (the bucket is refilled at the old rate
+/// before the new rate is set). A lock-free version of that update (the
+/// state in atomics, read as a seqlock, computed on a copy, published by
+/// compare-and-swap) was built, model-checked with loom, and measured slower
+/// on every path, 22 vs 13 ns per response on one thread: copying the state
+/// in and out costs more than an uncontended lock, and under contention a
+/// losing update redoes its arithmetic. The log leaves the arithmetic under
+/// the lock and takes the lock off the response path: two threads answering
+/// at once no longer pass the state's cache line back and forth on every
+/// response (`BENCHMARKS.md`, seventh session). The state is a [`Mutex`]
+/// whose critical sections are a few float operations and never sleep.
 ///
 /// Until the first throttle the limiter is disabled and a send reads one
 /// atomic flag and takes no lock. Callers waiting for a token stand in a
@@ -83,20 +82,18 @@ pub struct ClientRateLimiter {
     /// enabled the state was published, never cleared.
     enabled: AtomicBool,
     mode: AcquireMode,
-    /// Written by every response that changes it: on cache lines of its own,
-    /// so that the words every request only reads (`enabled`, `in_line`,
-    /// `same_tick`) are not invalidated by another thread's response.
+    /// Written by whoever applies responses: on cache lines of its own, so
+    /// that the words every request only reads (`enabled`, `in_line`) are
+    /// not invalidated by it. Read only through [`lock_state`](Self::lock_state),
+    /// which applies the logged successes first.
     state: CachePadded<Mutex<RateLimiterState>>,
     /// The callers waiting for a send token, in order. Only they lock it.
     line: CachePadded<Mutex<SendQueue>>,
     /// How many tickets `line` holds (lapsed ones included until the next
     /// look), so that a caller can tell without the lock that no one waits.
     in_line: AtomicUsize,
-    /// Successes at the time of the last full response update, counted
-    /// without the lock (they change nothing else).
-    /// Written by every same-time success on a coarse clock: on lines of
-    /// its own too, away from the `enabled` flag every send reads.
-    same_tick: CachePadded<SameTickCounter>,
+    /// Successes not yet applied to `state` (each shard on lines of its own).
+    successes: SuccessLog,
 }
 
 /// The longest wait [`ClientRateLimiter::try_acquire_in_turn`] tells a
@@ -120,7 +117,7 @@ impl ClientRateLimiter {
             state: CachePadded::new(Mutex::new(state)),
             line: CachePadded::new(Mutex::new(SendQueue::default())),
             in_line: AtomicUsize::new(0),
-            same_tick: CachePadded::new(SameTickCounter::new()),
+            successes: SuccessLog::new(),
         }
     }
 
@@ -137,6 +134,7 @@ impl ClientRateLimiter {
     #[must_use]
     pub fn with_cubic_shape(mut self, shape: CubicShape) -> Self {
         let state = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
+        apply_successes(&self.successes, state);
         *state = state.with_cubic_shape(shape);
         self
     }
@@ -371,29 +369,22 @@ impl ClientRateLimiter {
     /// `sent_at`, with at most one CUBIC decrease per congestion event
     /// (opt-in: see [`AdaptiveRetryStrategyBuilder::cut_once_per_event`](crate::AdaptiveRetryStrategyBuilder::cut_once_per_event)).
     pub(crate) fn on_response_once_per_event(&self, now: f64, is_throttle: bool, sent_at: f64) {
-        if !is_throttle && self.same_tick.try_count(now) {
+        if !is_throttle && now.is_finite() && self.successes.record(this_threads_shard(), now) {
             return;
         }
         self.full_response_update(now, is_throttle, sent_at);
     }
 
-    /// A response that may change the state, under the lock: the successes
-    /// counted without it are folded in first (they came before). After a
-    /// success, the next ones at the same time may skip the lock, if times
-    /// do repeat here (some were counted, or this response has the latest
-    /// time the state has seen): with a clock that never repeats, the
-    /// lock-free path is never opened, and costs the response path one read.
+    /// A response applied at once, under the lock (after the logged
+    /// successes, which came before it): a throttle, or a success whose
+    /// shard of the log is full.
+    #[cold]
     fn full_response_update(&self, now: f64, is_throttle: bool, sent_at: f64) {
         let mut state = self.lock_state();
-        let counted = self.same_tick.close();
-        state.count_repeated_successes(counted);
-        let repeats = counted > 0 || state.latest_time().to_bits() == now.to_bits();
         let cut = state.on_response_once_per_event(now, is_throttle, sent_at);
         if cut {
             drop(state);
             self.enabled.store(true, Ordering::Release);
-        } else if repeats {
-            self.same_tick.open(now);
         }
     }
 
@@ -430,17 +421,18 @@ impl ClientRateLimiter {
         op(&mut self.lock_state())
     }
 
-    /// A copy of the state, with the successes counted without the lock.
+    /// A copy of the state, every logged success applied.
     fn load(&self) -> RateLimiterState {
-        let mut state = *self.lock_state();
-        state.count_repeated_successes(self.same_tick.pending());
-        state
+        *self.lock_state()
     }
 
-    /// The state. Even if another thread panicked while holding the lock
-    /// the state is consistent: no state update can panic half-way.
+    /// The state, with every logged success applied. Even if another thread
+    /// panicked while holding the lock the state is consistent: no state
+    /// update can panic half-way.
     fn lock_state(&self) -> MutexGuard<'_, RateLimiterState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        apply_successes(&self.successes, &mut state);
+        state
     }
 
     /// Whether any caller may be waiting in line (without taking its lock).
@@ -459,6 +451,19 @@ impl ClientRateLimiter {
     fn lock_line(&self) -> MutexGuard<'_, SendQueue> {
         self.line.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Applies the successes `log` holds to `state`, in time order; the `&mut`
+/// is the state's lock, which makes this the only drain running.
+fn apply_successes(log: &SuccessLog, state: &mut RateLimiterState) {
+    log.drain(|time, repeat| {
+        if repeat {
+            // The same time as the success just applied: only a count.
+            state.count_repeated_successes(1);
+        } else {
+            state.on_response(time, false);
+        }
+    });
 }
 
 /// The earliest time it can be after sleeping `wait` seconds from `before`:
@@ -546,6 +551,68 @@ mod tests {
         assert_eq!(time_after_sleep(1.0, 0.5), 1.5);
         let t = 1014.7970055063598_f64;
         assert_eq!(time_after_sleep(t, 5.262457136723242e-14), t.next_up());
+    }
+
+    /// Successes logged by four threads at interleaved times, none applied
+    /// until the end, reach the state in time order: the state is the one
+    /// the same successes leave one by one, in time order. The times cross
+    /// half-second buckets from the start, where every success changes the
+    /// rate, so any other order would leave another state.
+    #[test]
+    fn successes_logged_by_threads_are_applied_in_time_order() {
+        let limiter = ClientRateLimiter::new(0.0);
+        let threads = 4_u32;
+        let per_thread = 20_u32;
+        let time = |thread: u32, i: u32| 0.05 + f64::from(i * threads + thread) * 0.031;
+        std::thread::scope(|scope| {
+            for thread in 0..threads {
+                let limiter = &limiter;
+                scope.spawn(move || {
+                    for i in 0..per_thread {
+                        let shard = thread as usize;
+                        assert!(limiter.successes.record(shard, time(thread, i)));
+                    }
+                });
+            }
+        });
+        let mut times: Vec<f64> = (0..threads)
+            .flat_map(|thread| (0..per_thread).map(move |i| time(thread, i)))
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let mut state = RateLimiterState::new(0.0);
+        for t in times {
+            state.on_response(t, false);
+        }
+        assert_eq!(
+            format!("{:?}", limiter.snapshot()),
+            format!("{:?}", state.snapshot())
+        );
+    }
+
+    /// A success never waits for the state's lock: it completes while
+    /// another thread holds it, and is applied by the next one to look.
+    #[test]
+    fn a_success_is_recorded_while_the_state_is_locked() {
+        let limiter = ClientRateLimiter::new(0.0);
+        let held = limiter.state.lock().unwrap();
+        let finished = std::thread::scope(|scope| {
+            let answered = scope.spawn(|| {
+                for i in 1..=3 {
+                    limiter.on_response(f64::from(i) * 0.1, false);
+                }
+            });
+            // Waits by yielding a bounded number of times (no sleep): a
+            // success that took the lock would never finish, and the lock
+            // is let go before the failure is reported.
+            let finished = (0..10_000_000).any(|_| {
+                std::thread::yield_now();
+                answered.is_finished()
+            });
+            drop(held);
+            finished
+        });
+        assert!(finished, "a success waited for the state's lock");
+        assert_eq!(limiter.snapshot().request_count, 3);
     }
 
     #[test]

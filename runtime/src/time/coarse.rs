@@ -12,8 +12,9 @@ use super::Clock;
 ///
 /// Why adaptive mode may want it: the rate limiter times every response,
 /// and a success at the same time as the previous one changes nothing but a
-/// count, which the limiter makes without its lock. With a clock that ticks
-/// every few milliseconds, nearly every response is such a success, so an
+/// count, which applying it to the limiter's state then makes without any
+/// arithmetic. With a clock that ticks every few milliseconds, nearly every
+/// response is such a success, and the clock read itself is cheaper, so an
 /// adaptive strategy on this clock spends a fraction of the time per request
 /// (`BENCHMARKS.md` has the figures). What it gives up: the limiter sees time
 /// in steps of one tick, so at high rates (hundreds of sends a second and
