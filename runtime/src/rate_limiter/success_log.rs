@@ -61,13 +61,22 @@ pub(crate) const SLOTS: usize = 2;
 /// finite).
 const EMPTY: u64 = u64::MAX;
 
-/// Successes not yet applied to the state, in per-thread shards.
-#[derive(Debug)]
+/// Successes not yet applied to the state, in per-thread shards (about
+/// 3 KB: each shard on cache lines of its own).
 pub(crate) struct SuccessLog {
     shards: [CachePadded<Shard>; SHARDS],
 }
 
-#[derive(Debug)]
+impl std::fmt::Debug for SuccessLog {
+    /// How many successes wait to be applied, not the slots' raw contents.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unapplied: u64 = self.shards.iter().map(|s| s.unapplied()).sum();
+        f.debug_struct("SuccessLog")
+            .field("unapplied", &unapplied)
+            .finish()
+    }
+}
+
 struct Shard {
     /// Slots handed out since the log was made (never wraps in practice:
     /// 2^64 successes).
@@ -129,44 +138,73 @@ impl SuccessLog {
     #[inline]
     pub(crate) fn record(&self, shard: usize, now: f64) -> bool {
         let shard = &self.shards[shard % SHARDS];
-        let mut claimed = shard.claimed.load(Ordering::Relaxed);
         loop {
-            // `applied` only grows, so an old reading only errs towards
-            // "full". Acquire: the drainer reset the slot before publishing.
+            // `applied` first: `claimed`, read after it, is at least as large
+            // (the drainer read it before publishing `applied`), so the
+            // difference never wraps. Acquire: the drainer emptied the slot
+            // being reused before it published `applied`.
             let applied = shard.applied.load(Ordering::Acquire);
+            let claimed = shard.claimed.load(Ordering::Relaxed);
             if claimed.wrapping_sub(applied) >= SLOTS as u64 {
                 return false;
             }
-            match shard.claimed.compare_exchange_weak(
-                claimed,
-                claimed + 1,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(current) => claimed = current,
+            if shard
+                .claimed
+                .compare_exchange_weak(claimed, claimed + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                shard.slot(claimed).store(now.to_bits(), Ordering::Release);
+                return true;
             }
         }
-        shard.slot(claimed).store(now.to_bits(), Ordering::Release);
-        true
     }
 
     /// Hands every written success to `apply`, earliest time first across
     /// shards (each shard's in the order recorded), with whether it has the
     /// same time as the success handed over just before it. Only one drain
-    /// may run at a time: the caller holds the state's lock, which the
-    /// `&mut` it applies to stands for.
+    /// may run at a time: the caller holds the state's lock (a second
+    /// drainer could hand a success over twice).
     ///
     /// Successes recorded while it runs may wait for the next drain.
     #[inline]
     pub(crate) fn drain(&self, apply: impl FnMut(f64, bool)) {
-        // The common case, nothing recorded, reads each shard's two counts.
-        if self.shards.iter().any(|shard| shard.unapplied() != 0) {
-            self.drain_recorded(apply);
+        // Nothing recorded (the common case when asked often) reads each
+        // shard's two counts; one shard with successes (one thread
+        // answering) needs no merge.
+        let mut recorded = self
+            .shards
+            .iter()
+            .enumerate()
+            .filter(|(_, shard)| shard.unapplied() != 0);
+        match (recorded.next(), recorded.next()) {
+            (None, _) => {}
+            (Some((i, _)), None) => self.drain_one(i, apply),
+            (Some(_), Some(_)) => self.drain_merged(apply),
         }
     }
 
-    fn drain_recorded(&self, mut apply: impl FnMut(f64, bool)) {
+    /// [`drain`](Self::drain) when only shard `i` had successes (others
+    /// recorded since wait for the next drain).
+    fn drain_one(&self, i: usize, mut apply: impl FnMut(f64, bool)) {
+        let shard = &self.shards[i];
+        let mut next = shard.applied.load(Ordering::Relaxed);
+        let end = shard.claimed.load(Ordering::Acquire);
+        let mut previous = f64::NAN;
+        loop {
+            let time = shard.time_at(next, end);
+            if time == f64::INFINITY {
+                break;
+            }
+            apply(time, time.to_bits() == previous.to_bits());
+            previous = time;
+            shard.slot(next).store(EMPTY, Ordering::Relaxed);
+            next += 1;
+        }
+        shard.applied.store(next, Ordering::Release);
+    }
+
+    /// [`drain`](Self::drain) merging several shards by time.
+    fn drain_merged(&self, mut apply: impl FnMut(f64, bool)) {
         // Per shard with successes: its next slot, where its part ends, and
         // the time at the next slot (+infinity once done: times are finite).
         // Fixed arrays: a drain allocates nothing.
@@ -321,6 +359,13 @@ mod tests {
         shard.slot(1).store(2.5_f64.to_bits(), Ordering::Release);
         assert_eq!(drained(&log), [(2.5, false), (3.0, false)]);
         assert_eq!(log.pending(), 0);
+    }
+
+    #[test]
+    fn debug_shows_the_count_not_the_slots() {
+        let log = SuccessLog::new();
+        assert!(log.record(0, 1.0) && log.record(1, 2.0));
+        assert_eq!(format!("{log:?}"), "SuccessLog { unapplied: 2 }");
     }
 
     #[test]
