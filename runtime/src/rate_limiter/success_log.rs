@@ -221,13 +221,13 @@ impl SuccessLog {
                 shards[active] = i;
                 next[active] = from;
                 end[active] = to;
-                head[active] = self.shards[i].time_at(from, to);
+                head[active] = shard.time_at(from, to);
                 active += 1;
             }
         }
         let mut previous = f64::NAN;
         loop {
-            // The earliest head (one shard with successes is the usual case).
+            // The earliest head: a scan, as `active` is at most `SHARDS`.
             let mut earliest = 0;
             for k in 1..active {
                 if head[k] < head[earliest] {
