@@ -74,7 +74,7 @@ use crate::{
 /// the default clock is [`QuantaClock`]: the monotonic clock read through
 /// the CPU's counter, about 10 ns against 33 ns for `Instant::now`
 /// ([`SystemClock`](crate::time::SystemClock)) on the machine in
-/// `BENCHMARKS.md`. A success is then written down without a lock, in the
+/// `BENCHMARKS.md`. A response is then written down without a lock, in the
 /// limiter's per-thread log, and applied with the others by the next
 /// holder of the limiter's lock ([`ClientRateLimiter`] explains). On a clock
 /// that ticks every few milliseconds (`time::CoarseClock`, feature

@@ -8,8 +8,8 @@ use crossbeam_utils::CachePadded;
 use super::acquire::{AcquireMode, RateLimited};
 use super::cubic_shape::CubicShape;
 use super::queue::SendQueue;
+use super::response_log::{Logged, ResponseLog, this_threads_shard};
 use super::state::{RateLimiterSnapshot, RateLimiterState};
-use super::success_log::{SuccessLog, this_threads_shard};
 
 /// The client-side rate limiter of AWS adaptive retry mode, shareable across
 /// threads (wrap it in an `Arc`) and strategies.
@@ -29,18 +29,24 @@ use super::success_log::{SuccessLog, this_threads_shard};
 ///
 /// # Which responses take a lock, and why
 ///
-/// A success is written down without a lock, in a log split into per-thread
-/// shards (one uncontended compare-and-swap and one store, on lines only its
-/// own thread writes), and applied to the state by whoever takes the state's
-/// lock next, before it looks: a send while the limiter is on, a throttle, a
-/// snapshot, or the success that finds its thread's shard full (one in 32,
-/// which applies every shard's). Applied in time order, one at a time, with
-/// botocore's arithmetic, they leave exactly the state the same responses
-/// would have left one by one, which is what the vectors pin; a success at
-/// the time of the one applied before it is only counted. A throttle takes
-/// the lock at once: it turns the limiter on and cuts the rate. The log
-/// holds 32 successes for each of 8 threads (threads beyond 8 share
-/// shards), about 3 KB per limiter.
+/// None, as a rule. A response, success or throttle, is written down without
+/// a lock, in a log split into per-thread shards (one uncontended
+/// compare-and-swap and one store, on lines only its own thread writes), and
+/// applied to the state by whoever takes the state's lock next, before it
+/// looks: a send while the limiter is on, a snapshot, or the response that
+/// finds its thread's shard full (one in 32, which applies every shard's).
+/// Applied in time order, one at a time, with botocore's arithmetic, they
+/// leave exactly the state the same responses would have left one by one,
+/// which is what the vectors pin; a success at the time of a success applied
+/// just before it is only counted. A throttle also sets the flag that sends
+/// read, so every send after it is held to the rate; the cut itself is made
+/// when the throttle is applied, before any send takes a token. The log holds
+/// 32 responses for each of 8 threads (threads beyond 8 share shards), about
+/// 3 KB per limiter. Applied at once, under the lock, are only responses at
+/// a time the log does not take (negative, NaN or infinite, which the state
+/// sanitises) and throttles under the opt-in
+/// [`cut_once_per_event`](crate::AdaptiveRetryStrategyBuilder::cut_once_per_event),
+/// whose effect depends on when the attempt was sent.
 ///
 /// Why a log rather than the state in atomics: a success changes about ten
 /// numbers that must stay consistent (the bucket is refilled at the old rate
@@ -80,22 +86,24 @@ use super::success_log::{SuccessLog, this_threads_shard};
 /// ```
 #[derive(Debug)]
 pub struct ClientRateLimiter {
-    /// Mirrors `state.is_enabled()`; set once, after the throttle that
-    /// enabled the state was published, never cleared.
+    /// Whether a throttle has been seen: set once, after the throttle was
+    /// logged or applied, never cleared. Ahead of `state.is_enabled()` only
+    /// while that throttle waits in the log, which every look at the state
+    /// applies first.
     enabled: AtomicBool,
     mode: AcquireMode,
     /// Written by whoever applies responses: on cache lines of its own, so
     /// that the words every request only reads (`enabled`, `in_line`) are
     /// not invalidated by it. Read only through [`lock_state`](Self::lock_state),
-    /// which applies the logged successes first.
+    /// which applies the logged responses first.
     state: CachePadded<Mutex<RateLimiterState>>,
     /// The callers waiting for a send token, in order. Only they lock it.
     line: CachePadded<Mutex<SendQueue>>,
     /// How many tickets `line` holds (lapsed ones included until the next
     /// look), so that a caller can tell without the lock that no one waits.
     in_line: AtomicUsize,
-    /// Successes not yet applied to `state` (each shard on lines of its own).
-    successes: SuccessLog,
+    /// Responses not yet applied to `state` (each shard on lines of its own).
+    responses: ResponseLog,
 }
 
 /// The longest wait [`ClientRateLimiter::try_acquire_in_turn`] tells a
@@ -119,7 +127,7 @@ impl ClientRateLimiter {
             state: CachePadded::new(Mutex::new(state)),
             line: CachePadded::new(Mutex::new(SendQueue::default())),
             in_line: AtomicUsize::new(0),
-            successes: SuccessLog::new(),
+            responses: ResponseLog::new(),
         }
     }
 
@@ -136,7 +144,7 @@ impl ClientRateLimiter {
     #[must_use]
     pub fn with_cubic_shape(mut self, shape: CubicShape) -> Self {
         let state = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
-        apply_successes(&self.successes, state);
+        apply_logged(&self.responses, state);
         *state = state.with_cubic_shape(shape);
         self
     }
@@ -370,23 +378,45 @@ impl ClientRateLimiter {
     /// [`on_response`](Self::on_response) for an attempt granted its send at
     /// `sent_at`, with at most one CUBIC decrease per congestion event
     /// (opt-in: see [`AdaptiveRetryStrategyBuilder::cut_once_per_event`](crate::AdaptiveRetryStrategyBuilder::cut_once_per_event)).
+    #[inline]
     pub(crate) fn on_response_once_per_event(&self, now: f64, is_throttle: bool, sent_at: f64) {
-        if !is_throttle && now.is_finite() && self.successes.record(this_threads_shard(), now) {
+        // A throttle's effect depends on `sent_at` only with the opt-in
+        // (finite `sent_at`): without it, every throttle cuts, which the log
+        // can say in a bit.
+        let loggable = ResponseLog::takes(now) && (!is_throttle || sent_at == f64::INFINITY);
+        if loggable
+            && self
+                .responses
+                .record(this_threads_shard(), now, is_throttle)
+        {
+            if is_throttle {
+                self.turn_on();
+            }
             return;
         }
         self.full_response_update(now, is_throttle, sent_at);
     }
 
+    /// Sends cost a token from now on. The flag's line is read by every
+    /// send, so it is written once, not on every throttle.
+    #[inline]
+    fn turn_on(&self) {
+        if !self.enabled.load(Ordering::Relaxed) {
+            self.enabled.store(true, Ordering::Release);
+        }
+    }
+
     /// A response applied at once, under the lock (after the logged
-    /// successes, which came before it): a throttle, or a success whose
-    /// shard of the log is full.
+    /// responses, which came before it): one whose shard of the log is
+    /// full, one at a time the log does not take, or a throttle under the
+    /// once-per-event opt-in.
     #[cold]
     fn full_response_update(&self, now: f64, is_throttle: bool, sent_at: f64) {
         let mut state = self.lock_state();
         let cut = state.on_response_once_per_event(now, is_throttle, sent_at);
         if cut {
             drop(state);
-            self.enabled.store(true, Ordering::Release);
+            self.turn_on();
         }
     }
 
@@ -423,17 +453,17 @@ impl ClientRateLimiter {
         op(&mut self.lock_state())
     }
 
-    /// A copy of the state, every logged success applied.
+    /// A copy of the state, every logged response applied.
     fn load(&self) -> RateLimiterState {
         *self.lock_state()
     }
 
-    /// The state, with every logged success applied. Even if another thread
+    /// The state, with every logged response applied. Even if another thread
     /// panicked while holding the lock the state is consistent: no state
     /// update can panic half-way.
     fn lock_state(&self) -> MutexGuard<'_, RateLimiterState> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        apply_successes(&self.successes, &mut state);
+        apply_logged(&self.responses, &mut state);
         state
     }
 
@@ -455,16 +485,14 @@ impl ClientRateLimiter {
     }
 }
 
-/// Applies the successes `log` holds to `state`, in time order; the `&mut`
+/// Applies the responses `log` holds to `state`, in time order; the `&mut`
 /// is the state's lock, which makes this the only drain running.
-fn apply_successes(log: &SuccessLog, state: &mut RateLimiterState) {
-    log.drain(|time, repeat| {
-        if repeat {
-            // The same time as the success just applied: only a count.
-            state.count_repeated_successes(1);
-        } else {
-            state.on_response(time, false);
-        }
+fn apply_logged(log: &ResponseLog, state: &mut RateLimiterState) {
+    log.drain(|logged| match logged {
+        Logged::Success(time) => state.on_response(time, false),
+        // The same time as the success just applied: only a count.
+        Logged::RepeatedSuccess => state.count_repeated_successes(1),
+        Logged::Throttle(time) => state.on_response(time, true),
     });
 }
 
@@ -555,35 +583,40 @@ mod tests {
         assert_eq!(time_after_sleep(t, 5.262457136723242e-14), t.next_up());
     }
 
-    /// Successes logged by four threads at interleaved times, none applied
+    /// Responses logged by four threads at interleaved times, none applied
     /// until the end, reach the state in time order: the state is the one
-    /// the same successes leave one by one, in time order. The times cross
+    /// the same responses leave one by one, in time order. The times cross
     /// half-second buckets from the start, where every success changes the
-    /// rate, so any other order would leave another state.
+    /// rate, and one response in seven is a throttle, so any other order
+    /// would leave another state.
     #[test]
-    fn successes_logged_by_threads_are_applied_in_time_order() {
+    fn responses_logged_by_threads_are_applied_in_time_order() {
         let limiter = ClientRateLimiter::new(0.0);
         let threads = 4_u32;
         let per_thread = 20_u32;
-        let time = |thread: u32, i: u32| 0.05 + f64::from(i * threads + thread) * 0.031;
+        let event = |thread: u32, i: u32| {
+            let n = i * threads + thread;
+            (0.05 + f64::from(n) * 0.031, n % 7 == 3)
+        };
         std::thread::scope(|scope| {
             for thread in 0..threads {
                 let limiter = &limiter;
                 scope.spawn(move || {
                     for i in 0..per_thread {
                         let shard = thread as usize;
-                        assert!(limiter.successes.record(shard, time(thread, i)));
+                        let (time, throttle) = event(thread, i);
+                        assert!(limiter.responses.record(shard, time, throttle));
                     }
                 });
             }
         });
-        let mut times: Vec<f64> = (0..threads)
-            .flat_map(|thread| (0..per_thread).map(move |i| time(thread, i)))
+        let mut events: Vec<(f64, bool)> = (0..threads)
+            .flat_map(|thread| (0..per_thread).map(move |i| event(thread, i)))
             .collect();
-        times.sort_by(f64::total_cmp);
+        events.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut state = RateLimiterState::new(0.0);
-        for t in times {
-            state.on_response(t, false);
+        for (time, throttle) in events {
+            state.on_response(time, throttle);
         }
         assert_eq!(
             format!("{:?}", limiter.snapshot()),
@@ -591,10 +624,11 @@ mod tests {
         );
     }
 
-    /// A success never waits for the state's lock: it completes while
-    /// another thread holds it, and is applied by the next one to look.
+    /// A response never waits for the state's lock: successes and a
+    /// throttle complete while another thread holds it (the throttle turns
+    /// the limiter on at once), and are applied by the next one to look.
     #[test]
-    fn a_success_is_recorded_while_the_state_is_locked() {
+    fn responses_are_recorded_while_the_state_is_locked() {
         let limiter = ClientRateLimiter::new(0.0);
         let held = limiter.state.lock().unwrap();
         let finished = std::thread::scope(|scope| {
@@ -602,9 +636,11 @@ mod tests {
                 for i in 1..=3 {
                     limiter.on_response(f64::from(i) * 0.1, false);
                 }
+                limiter.on_response(0.4, true);
+                assert!(limiter.is_enabled(), "a throttle turns the limiter on");
             });
             // Waits by yielding a bounded number of times (no sleep): a
-            // success that took the lock would never finish, and the lock
+            // response that took the lock would never finish, and the lock
             // is let go before the failure is reported.
             let finished = (0..10_000_000).any(|_| {
                 std::thread::yield_now();
@@ -613,8 +649,17 @@ mod tests {
             drop(held);
             finished
         });
-        assert!(finished, "a success waited for the state's lock");
-        assert_eq!(limiter.snapshot().request_count, 3);
+        assert!(finished, "a response waited for the state's lock");
+        let mut state = RateLimiterState::new(0.0);
+        for i in 1..=3 {
+            state.on_response(f64::from(i) * 0.1, false);
+        }
+        state.on_response(0.4, true);
+        assert_eq!(
+            format!("{:?}", limiter.snapshot()),
+            format!("{:?}", state.snapshot())
+        );
+        assert!(limiter.snapshot().enabled);
     }
 
     #[test]

@@ -215,7 +215,7 @@ impl RateLimiterState {
     /// `n` more success responses at the time of the last one, which was a
     /// success too: they change nothing but the meter's response count
     /// (`ClientRateLimiter` applies its logged successes so; see
-    /// `success_log`).
+    /// `response_log`).
     pub(crate) fn count_repeated_successes(&mut self, n: u64) {
         self.meter.count_more(n);
     }
