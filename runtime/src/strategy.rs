@@ -251,10 +251,13 @@ pub trait RetryStrategy: Debug + Send + Sync {
         None
     }
 
-    /// The request holding `token` makes no further attempt and none of its
-    /// attempts is in flight: its caller stopped before sending (the time
-    /// budget ran out, the strategy refused a send permit). The executors
-    /// call it there; the default drops the token.
+    /// The request holding `token` makes no further attempt and reports no
+    /// further outcome: its caller stopped before sending (the time
+    /// budget ran out, the strategy refused a send permit), or the request
+    /// was dropped before it ended (an async executor's or tower service's
+    /// future cancelled, the operation panicking; an attempt sent then is
+    /// never reported). The executors call it there; the default drops the
+    /// token.
     ///
     /// Not part of the Smithy interface, whose tokens end only in
     /// [`record_success`](Self::record_success) or a refused

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use executor_support::{Failure, NoInitialToken, Sleeps, block_on, ms, standard};
+use executor_support::{
+    Failure, NoInitialToken, Sleeps, block_on, ms, standard, throttled_adaptive,
+};
 use rebound_runtime::{Classified, StopReason, time::AsyncSleeper};
 use rebound_runtime::{
     Retry, RetryQuota, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
@@ -306,4 +308,32 @@ fn a_pending_sleep_is_awaited() {
 
     assert_eq!(value, Ok(3));
     assert_eq!(sleeps.slept(), [ms(500), ms(1000)]);
+}
+
+/// A request waiting for a send token stands in the limiter's line; its
+/// future dropped (cancelled), it leaves the line at once, not when its
+/// place lapses: a caller asking next is no longer told to wait for a token
+/// for it too.
+#[test]
+fn a_cancelled_request_leaves_the_send_line_at_once() {
+    let clock = ManualClock::new();
+    let strategy = throttled_adaptive(&clock);
+    let alone = strategy.try_acquire_send().unwrap_err().wait();
+    let retry = Retry::new(&strategy)
+        .sleeper(|_| std::future::pending::<()>())
+        .clock(clock.clone());
+    let mut waiting = Box::pin(retry.run_async(|_| async { Ok::<_, Failure>(()) }));
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(
+        waiting.as_mut().poll(&mut cx).is_pending(),
+        "sleeping for a token"
+    );
+    let behind = strategy.try_acquire_send().unwrap_err().wait();
+    assert!(
+        behind > alone + ms(1500),
+        "one token each: {behind:?} vs {alone:?}"
+    );
+    drop(waiting);
+    // The clock has not moved: the place has not lapsed, it was given up.
+    assert_eq!(strategy.try_acquire_send().unwrap_err().wait(), alone);
 }

@@ -455,3 +455,53 @@ fn the_manual_clock_is_a_sleeper() {
     assert_eq!(err.attempts(), 3);
     assert_eq!(clock.elapsed(), ms(1500));
 }
+
+/// The standard strategy, counting the tokens handed back as abandoned.
+#[derive(Debug, Default)]
+struct CountsAbandons {
+    inner: StandardRetryStrategy,
+    abandoned: std::sync::atomic::AtomicU32,
+}
+
+impl RetryStrategy for CountsAbandons {
+    fn acquire_initial_token(&self) -> Result<rebound_runtime::RetryToken, TokenAcquisitionFailed> {
+        self.inner.acquire_initial_token()
+    }
+    fn refresh_retry_token(
+        &self,
+        token: rebound_runtime::RetryToken,
+        failure: &dyn rebound_runtime::FailureInfo,
+    ) -> Result<rebound_runtime::RetryToken, TokenAcquisitionFailed> {
+        self.inner.refresh_retry_token(token, failure)
+    }
+    fn record_success(&self, token: rebound_runtime::RetryToken) {
+        self.inner.record_success(token);
+    }
+    fn abandon(&self, token: rebound_runtime::RetryToken) {
+        self.abandoned.fetch_add(1, Ordering::Relaxed);
+        self.inner.abandon(token);
+    }
+}
+
+/// An operation that panics unwinds through the executor, which hands the
+/// request's token back as abandoned on the way (so an adaptive strategy's
+/// send line does not keep its place); a request that ends normally
+/// abandons nothing.
+#[test]
+fn a_panicking_operation_abandons_its_token() {
+    let sleeps = Sleeps::new();
+    let strategy = CountsAbandons::default();
+    let retry = retry(&strategy, &sleeps);
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        retry.run(|attempt| -> Result<(), Failure> {
+            if attempt == 2 {
+                panic!("the operation panics");
+            }
+            Err(Failure::Unavailable)
+        })
+    }));
+    assert!(panicked.is_err());
+    assert_eq!(strategy.abandoned.load(Ordering::Relaxed), 1);
+    assert_eq!(retry.run(|_| Ok::<_, Failure>(())), Ok(()));
+    assert_eq!(strategy.abandoned.load(Ordering::Relaxed), 1);
+}

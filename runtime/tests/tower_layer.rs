@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use executor_support::{DelayedStart, block_on, ms, standard};
+use executor_support::{DelayedStart, block_on, ms, standard, throttled_adaptive};
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 use rebound_runtime::time::{AsyncSleeper, ManualClock};
@@ -785,4 +785,35 @@ fn the_response_classifier_judges_http_responses_and_errors() {
         err.last_error().map(io::Error::kind),
         Some(io::ErrorKind::ConnectionReset)
     );
+}
+
+/// A request through the layer waiting for a send token stands in the
+/// limiter's line; its future dropped (cancelled, e.g. by a timeout layer
+/// above), it leaves the line at once, not when its place lapses.
+#[test]
+fn a_cancelled_response_future_leaves_the_send_line_at_once() {
+    let clock = ManualClock::new();
+    let strategy = throttled_adaptive(&clock);
+    let alone = strategy.try_acquire_send().unwrap_err().wait();
+    let layer = RetryLayer::new(
+        strategy.clone(),
+        |_: Duration| std::future::pending::<()>(),
+        classify as Classify,
+    )
+    .clock(clock.clone());
+    let mut service = layer.layer(Mock::always(200));
+    let mut waiting = Box::pin(service.call(7));
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(
+        waiting.as_mut().poll(&mut cx).is_pending(),
+        "sleeping for a token"
+    );
+    let behind = strategy.try_acquire_send().unwrap_err().wait();
+    assert!(
+        behind > alone + ms(1500),
+        "one token each: {behind:?} vs {alone:?}"
+    );
+    drop(waiting);
+    // The clock has not moved: the place has not lapsed, it was given up.
+    assert_eq!(strategy.try_acquire_send().unwrap_err().wait(), alone);
 }

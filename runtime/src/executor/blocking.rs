@@ -2,7 +2,7 @@
 
 use super::classifier::{ByClosure, Classify, Native};
 use super::listen::{self, RetryListener};
-use super::request::{Action, Request, Step};
+use super::request::{Action, InFlight, Request, Step};
 use super::{Retry, RetryError};
 use crate::time::{Clock, Sleeper};
 use crate::{FailureInfo, RetryStrategy};
@@ -101,12 +101,13 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
         Sl: Sleeper,
         F: FnMut(u32) -> Result<T, E>,
     {
-        let mut request = Request::start(&self.strategy, &self.clock, self.budget);
+        // Abandoned if dropped before it ends: a panicking operation.
+        let mut request = InFlight::new(Request::start(&self.strategy, &self.clock, self.budget));
         // The last attempt's failure, returned if the request stops before
         // the next attempt.
         let mut last_failure = None;
         loop {
-            let attempt = match request.next_action() {
+            let attempt = match request.get().next_action() {
                 Action::Sleep(delay) => {
                     self.sleeper.sleep(delay);
                     continue;
@@ -115,7 +116,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
                 Action::Stop(reason) => {
                     let listener = &self.listener;
                     let why = listen::stop_before_attempt(
-                        request,
+                        request.take_held(),
                         classify,
                         last_failure,
                         reason,
@@ -126,14 +127,14 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
             };
             match op(attempt) {
                 Ok(value) => {
-                    request.succeeded();
+                    request.take_held().succeeded();
                     return Ok(value);
                 }
                 Err(failure) => match classify.with(&failure, |info| {
-                    listen::failed(request, info, attempt, &self.listener)
+                    listen::failed(request.take_held(), info, attempt, &self.listener)
                 }) {
                     Step::Retry(next) => {
-                        request = next;
+                        request.put(next);
                         last_failure = Some(failure);
                     }
                     Step::Stop(sleep, reason) => {

@@ -12,7 +12,7 @@ use core::future::Future;
 
 use super::classifier::{ByClosure, Classify, Native};
 use super::listen::{self, RetryListener};
-use super::request::{Action, Request, Step};
+use super::request::{Action, InFlight, Request, Step};
 use super::{Retry, RetryError};
 use crate::time::{AsyncSleeper, Clock};
 use crate::{FailureInfo, RetryStrategy};
@@ -142,12 +142,14 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
         F: FnMut(u32) -> Fut,
         Fut: Future<Output = Result<T, E>>,
     {
-        let mut request = Request::start(&self.strategy, &self.clock, self.budget);
+        // Abandoned if dropped before it ends: a cancelled future, or a
+        // panicking operation.
+        let mut request = InFlight::new(Request::start(&self.strategy, &self.clock, self.budget));
         // The last attempt's failure, returned if the request stops before
         // the next attempt.
         let mut last_failure = None;
         loop {
-            let attempt = match request.next_action() {
+            let attempt = match request.get().next_action() {
                 Action::Sleep(delay) => {
                     self.sleeper.sleep(delay).await;
                     continue;
@@ -156,7 +158,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
                 Action::Stop(reason) => {
                     let listener = &self.listener;
                     let why = listen::stop_before_attempt(
-                        request,
+                        request.take_held(),
                         classify,
                         last_failure,
                         reason,
@@ -167,14 +169,14 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
             };
             match op(attempt).await {
                 Ok(value) => {
-                    request.succeeded();
+                    request.take_held().succeeded();
                     return Ok(value);
                 }
                 Err(failure) => match classify.with(&failure, |info| {
-                    listen::failed(request, info, attempt, &self.listener)
+                    listen::failed(request.take_held(), info, attempt, &self.listener)
                 }) {
                     Step::Retry(next) => {
-                        request = next;
+                        request.put(next);
                         last_failure = Some(failure);
                     }
                     Step::Stop(sleep, reason) => {

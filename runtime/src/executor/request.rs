@@ -192,6 +192,80 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
     }
 }
 
+/// A [`Request`] held across the executor's waits: dropped with its request
+/// inside (the async executor's future cancelled, the operation panicking),
+/// it hands the token back as abandoned ([`RetryStrategy::abandon`]), so a
+/// place the request holds in the adaptive limiter's send line is given up
+/// at once rather than when it lapses. The executors take the request out
+/// to end it, and put the next one back after a failed attempt.
+///
+/// `abandon` is the strategy's, taken where its bounds are known, so that
+/// types holding an `InFlight` need no bounds of their own to drop it.
+pub(crate) struct InFlight<S, C> {
+    request: Option<Request<S, C>>,
+    abandon: fn(Request<S, C>),
+}
+
+/// What [`InFlight::get`] and [`InFlight::take`] say if the request is not
+/// there: the executors put it back before every wait, so it always is.
+const NOT_IN_FLIGHT: &str = "the executor holds the request until it ends";
+
+impl<S: RetryStrategy, C: Clock> InFlight<S, C> {
+    /// Holds `request` until it is taken out.
+    pub(crate) fn new(request: Request<S, C>) -> Self {
+        Self {
+            request: Some(request),
+            abandon: Request::abandon,
+        }
+    }
+}
+
+impl<S, C> InFlight<S, C> {
+    #[cfg(feature = "tower")]
+    /// The request, if it has not ended.
+    pub(crate) fn as_mut(&mut self) -> Option<&mut Request<S, C>> {
+        self.request.as_mut()
+    }
+
+    #[cfg(feature = "tower")]
+    /// Takes the request out, to end it (or hand it to something that gives
+    /// the next one back): dropping `self` then abandons nothing.
+    pub(crate) fn take(&mut self) -> Option<Request<S, C>> {
+        self.request.take()
+    }
+
+    /// Holds `request` (the next one after a failed attempt).
+    pub(crate) fn put(&mut self, request: Request<S, C>) {
+        self.request = Some(request);
+    }
+
+    /// The request, for an executor that always puts it back.
+    ///
+    /// # Panics
+    ///
+    /// If it was taken and not put back (a bug in the executor).
+    pub(crate) fn get(&mut self) -> &mut Request<S, C> {
+        self.request.as_mut().expect(NOT_IN_FLIGHT)
+    }
+
+    /// Takes the request out, for an executor that always puts it back.
+    ///
+    /// # Panics
+    ///
+    /// If it was taken and not put back (a bug in the executor).
+    pub(crate) fn take_held(&mut self) -> Request<S, C> {
+        self.request.take().expect(NOT_IN_FLIGHT)
+    }
+}
+
+impl<S, C> Drop for InFlight<S, C> {
+    fn drop(&mut self) {
+        if let Some(request) = self.request.take() {
+            (self.abandon)(request);
+        }
+    }
+}
+
 /// A request that stopped after a failed attempt ([`Request::fail`]): what
 /// [`Step::Stop`] says, and the strategy it drew from.
 pub(crate) struct Stopped<S> {

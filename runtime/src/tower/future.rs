@@ -12,7 +12,7 @@ use tower_service::Service;
 use super::{ByClone, ClassifyResult, CloneRequest, RetryLayer};
 use crate::executor::classifier::Classify;
 use crate::executor::listen::{self, RetryListener};
-use crate::executor::request::{Action, Request, Step};
+use crate::executor::request::{Action, InFlight, Request, Step};
 use crate::time::{AsyncSleeper, Clock, SystemClock};
 use crate::{Classified, FailureInfo, Hooks, RetryError, RetryStrategy, StopReason};
 
@@ -82,8 +82,9 @@ pin_project! {
         // Whether `service` is ready for a call: the one `call` took is.
         ready: bool,
         // The request loop, owning clones of the strategy and the clock;
-        // `None` once it ended.
-        request: Option<Request<St, C>>,
+        // empty once it ended. Dropped before (the future cancelled), it
+        // gives up the request's place in an adaptive limiter's line.
+        request: InFlight<St, C>,
         // The request, kept to be copied for each attempt; `None` once it
         // was sent itself, because it could not be copied.
         template: Option<Req>,
@@ -172,7 +173,7 @@ where
             state: State::Deciding,
             service,
             ready: true,
-            request: Some(Request::start(
+            request: InFlight::new(Request::start(
                 config.strategy.clone(),
                 config.clock.clone(),
                 config.budget,
@@ -294,7 +295,7 @@ where
                     let listener = &*this.listener;
                     match listen::failed(request, failure.info(), attempt, listener) {
                         Step::Retry(next) if this.template.is_some() => {
-                            *this.request = Some(next);
+                            this.request.put(next);
                             *this.last = Some((result, failure));
                             this.state.set(State::Deciding);
                         }

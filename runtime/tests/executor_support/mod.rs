@@ -70,6 +70,22 @@ pub fn standard() -> StandardRetryStrategy {
     StandardRetryStrategy::builder().random(|| 0.5).build()
 }
 
+/// An adaptive strategy on `clock` whose limiter a throttle just turned on:
+/// its bucket is empty, and refills at 0.5 tokens a second.
+pub fn throttled_adaptive(
+    clock: &ManualClock,
+) -> rebound_runtime::AdaptiveRetryStrategy<ManualClock> {
+    let strategy = rebound_runtime::AdaptiveRetryStrategy::builder(standard())
+        .clock(clock.clone())
+        .build();
+    let token = strategy.acquire_initial_token().unwrap();
+    clock.advance(ms(1));
+    let throttle = rebound_runtime::classify::HttpErrorResponse::new(429).with_throttle(true);
+    let _ = strategy.refresh_retry_token(token, &throttle);
+    assert!(strategy.rate_limiter().is_enabled());
+    strategy
+}
+
 /// A virtual clock and a record of every sleep; sleeping advances the clock.
 #[derive(Debug, Default)]
 pub struct Sleeps {
