@@ -57,7 +57,9 @@ use crate::{
 ///   back when its turn is due, or after 0.25 s if that is sooner, so a rate
 ///   that recovers is noticed at once
 ///   ([`ClientRateLimiter::try_acquire_in_turn`]). Nothing is reserved for a
-///   caller while it waits; one that gives up loses its place shortly after
+///   caller while it waits. One that gives up through the executors (its
+///   budget spent, its future dropped) or [`abandon`](RetryStrategy::abandon)
+///   leaves at once; a token simply dropped loses its place shortly after
 ///   it was due.
 ///
 /// # One clock read per attempt
