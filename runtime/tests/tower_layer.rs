@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use executor_support::{DelayedStart, block_on, ms, standard, throttled_adaptive};
+use executor_support::{
+    DelayedStart, assert_dropping_leaves_the_send_line, block_on, ms, standard, throttled_adaptive,
+};
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 use rebound_runtime::time::{AsyncSleeper, ManualClock};
@@ -794,7 +796,6 @@ fn the_response_classifier_judges_http_responses_and_errors() {
 fn a_cancelled_response_future_leaves_the_send_line_at_once() {
     let clock = ManualClock::new();
     let strategy = throttled_adaptive(&clock);
-    let alone = strategy.try_acquire_send().unwrap_err().wait();
     let layer = RetryLayer::new(
         strategy.clone(),
         |_: Duration| std::future::pending::<()>(),
@@ -802,18 +803,5 @@ fn a_cancelled_response_future_leaves_the_send_line_at_once() {
     )
     .clock(clock.clone());
     let mut service = layer.layer(Mock::always(200));
-    let mut waiting = Box::pin(service.call(7));
-    let mut cx = Context::from_waker(Waker::noop());
-    assert!(
-        waiting.as_mut().poll(&mut cx).is_pending(),
-        "sleeping for a token"
-    );
-    let behind = strategy.try_acquire_send().unwrap_err().wait();
-    assert!(
-        behind > alone + ms(1500),
-        "one token each: {behind:?} vs {alone:?}"
-    );
-    drop(waiting);
-    // The clock has not moved: the place has not lapsed, it was given up.
-    assert_eq!(strategy.try_acquire_send().unwrap_err().wait(), alone);
+    assert_dropping_leaves_the_send_line(&strategy, service.call(7));
 }

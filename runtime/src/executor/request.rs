@@ -206,7 +206,7 @@ pub(crate) struct InFlight<S, C> {
     abandon: fn(Request<S, C>),
 }
 
-/// What [`InFlight::get`] and [`InFlight::take`] say if the request is not
+/// What [`InFlight::get`] and [`InFlight::take_held`] say if the request is not
 /// there: the executors put it back before every wait, so it always is.
 const NOT_IN_FLIGHT: &str = "the executor holds the request until it ends";
 
@@ -221,13 +221,11 @@ impl<S: RetryStrategy, C: Clock> InFlight<S, C> {
 }
 
 impl<S, C> InFlight<S, C> {
-    #[cfg(feature = "tower")]
     /// The request, if it has not ended.
     pub(crate) fn as_mut(&mut self) -> Option<&mut Request<S, C>> {
         self.request.as_mut()
     }
 
-    #[cfg(feature = "tower")]
     /// Takes the request out, to end it (or hand it to something that gives
     /// the next one back): dropping `self` then abandons nothing.
     pub(crate) fn take(&mut self) -> Option<Request<S, C>> {
@@ -239,22 +237,24 @@ impl<S, C> InFlight<S, C> {
         self.request = Some(request);
     }
 
-    /// The request, for an executor that always puts it back.
+    /// [`as_mut`](Self::as_mut), for an executor that always puts the
+    /// request back.
     ///
     /// # Panics
     ///
     /// If it was taken and not put back (a bug in the executor).
     pub(crate) fn get(&mut self) -> &mut Request<S, C> {
-        self.request.as_mut().expect(NOT_IN_FLIGHT)
+        self.as_mut().expect(NOT_IN_FLIGHT)
     }
 
-    /// Takes the request out, for an executor that always puts it back.
+    /// [`take`](Self::take), for an executor that always puts the request
+    /// back.
     ///
     /// # Panics
     ///
     /// If it was taken and not put back (a bug in the executor).
     pub(crate) fn take_held(&mut self) -> Request<S, C> {
-        self.request.take().expect(NOT_IN_FLIGHT)
+        self.take().expect(NOT_IN_FLIGHT)
     }
 }
 

@@ -86,6 +86,32 @@ pub fn throttled_adaptive(
     strategy
 }
 
+/// Polls `request` (a request through `strategy`, made but not yet polled)
+/// until it sleeps for a send token, standing in the limiter's line, then
+/// drops it (a cancelled future): the line must be left at once, not when
+/// the place lapses. A caller asking for a token is told to wait for one
+/// token for the request too while it waits, and only for its own after.
+pub fn assert_dropping_leaves_the_send_line<F: Future>(
+    strategy: &rebound_runtime::AdaptiveRetryStrategy<ManualClock>,
+    request: F,
+) {
+    let alone = strategy.try_acquire_send().unwrap_err().wait();
+    let mut waiting = Box::pin(request);
+    let mut cx = Context::from_waker(Waker::noop());
+    assert!(
+        waiting.as_mut().poll(&mut cx).is_pending(),
+        "sleeping for a token"
+    );
+    let behind = strategy.try_acquire_send().unwrap_err().wait();
+    assert!(
+        behind > alone + ms(1500),
+        "one token each: {behind:?} vs {alone:?}"
+    );
+    drop(waiting);
+    // The clock has not moved: the place has not lapsed, it was given up.
+    assert_eq!(strategy.try_acquire_send().unwrap_err().wait(), alone);
+}
+
 /// A virtual clock and a record of every sleep; sleeping advances the clock.
 #[derive(Debug, Default)]
 pub struct Sleeps {
