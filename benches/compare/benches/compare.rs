@@ -32,7 +32,7 @@ use aws_smithy_runtime_api::client::runtime_components::{
 use aws_smithy_types::config_bag::{ConfigBag, FrozenLayer, Layer};
 use aws_smithy_types::retry::{ErrorKind, RetryConfig};
 
-use rebound::time::{CoarseClock, ManualClock, SystemClock};
+use rebound::time::{CoarseClock, ManualClock, SystemClock, TickingClock};
 use rebound::{AdaptiveRetryStrategy, Retry, RetryStrategy, StandardRetryStrategy};
 use rebound_bench_compare::{DerivedUnavailable, HandUnavailable, Throttled, request, success};
 
@@ -333,6 +333,16 @@ fn adaptive(c: &mut Criterion) {
         black_box(success(&coarse));
     });
     assert!(!coarse.rate_limiter().is_enabled());
+    // The same on the ticking clock (one atomic load a read, advanced every
+    // 1 ms by a thread): nearly every success extends its thread's run in
+    // the limiter's log, one store.
+    let ticking = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+        .clock(TickingClock::new())
+        .build();
+    on_threads(c, group, "rebound, TickingClock", || {
+        black_box(success(&ticking));
+    });
+    assert!(!ticking.rate_limiter().is_enabled());
     let aws = Aws::new(RetryConfig::adaptive(), "bench-adaptive-success");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(0));
     on_threads_with(

@@ -8,7 +8,7 @@ use crossbeam_utils::CachePadded;
 use super::acquire::{AcquireMode, RateLimited};
 use super::cubic_shape::CubicShape;
 use super::queue::SendQueue;
-use super::response_log::{Logged, ResponseLog, this_threads_shard};
+use super::response_log::{Logged, ResponseLog};
 use super::state::{RateLimiterSnapshot, RateLimiterState};
 
 /// The client-side rate limiter of AWS adaptive retry mode, shareable across
@@ -384,11 +384,7 @@ impl ClientRateLimiter {
         // (finite `sent_at`): without it, every throttle cuts, which the log
         // can say in a bit.
         let loggable = ResponseLog::takes(now) && (!is_throttle || sent_at == f64::INFINITY);
-        if loggable
-            && self
-                .responses
-                .record(this_threads_shard(), now, is_throttle)
-        {
+        if loggable && self.responses.record(now, is_throttle) {
             if is_throttle {
                 self.turn_on();
             }
@@ -491,7 +487,7 @@ fn apply_logged(log: &ResponseLog, state: &mut RateLimiterState) {
     log.drain(|logged| match logged {
         Logged::Success(time) => state.on_response(time, false),
         // The same time as the success just applied: only a count.
-        Logged::RepeatedSuccess => state.count_repeated_successes(1),
+        Logged::RepeatedSuccesses(n) => state.count_repeated_successes(n),
         Logged::Throttle(time) => state.on_response(time, true),
     });
 }
@@ -593,7 +589,8 @@ mod tests {
     fn responses_logged_by_threads_are_applied_in_time_order() {
         let limiter = ClientRateLimiter::new(0.0);
         let threads = 4_u32;
-        let per_thread = 20_u32;
+        // As many as a shard holds at distinct times.
+        let per_thread = super::super::response_log::SLOTS as u32;
         let event = |thread: u32, i: u32| {
             let n = i * threads + thread;
             (0.05 + f64::from(n) * 0.031, n % 7 == 3)
@@ -603,9 +600,9 @@ mod tests {
                 let limiter = &limiter;
                 scope.spawn(move || {
                     for i in 0..per_thread {
-                        let shard = thread as usize;
+                        let lane = thread as usize;
                         let (time, throttle) = event(thread, i);
-                        assert!(limiter.responses.record(shard, time, throttle));
+                        assert!(limiter.responses.record_in_lane(lane, time, throttle));
                     }
                 });
             }

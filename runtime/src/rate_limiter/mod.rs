@@ -15,7 +15,7 @@
 //! | send token bucket | `token_bucket.rs` | one token per send, refilled at the target rate (min 0.5/s, capacity >= 1) |
 //! | limiter state | `state.rs` | the three combined, as a pure state machine over caller-supplied time |
 //! | send line | `queue.rs` | callers waiting for a send token, served in the order they asked |
-//! | response log | `response_log.rs` | responses recorded without a lock in per-thread shards, applied in time order by the lock's next holder |
+//! | response log | `response_log.rs`, `lane.rs` | responses recorded without a lock or an atomic read-modify-write, in shards one thread writes at a time, applied in time order by the lock's next holder |
 //! | [`ClientRateLimiter`] | `client.rs`, `acquire.rs` | the state behind a lock and the line, shareable across threads, blocking or fail-fast ([`AcquireMode`], [`RateLimited`]) |
 //!
 //! Only [`CubicShape`] and the last are public: the pieces are the reference algorithm's
@@ -52,6 +52,7 @@ mod client;
 mod cube;
 pub(crate) mod cubic;
 mod cubic_shape;
+mod lane;
 mod queue;
 mod response_log;
 pub(crate) mod send_rate;

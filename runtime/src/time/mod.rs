@@ -13,6 +13,7 @@
 //! | [`SystemClock`] | the real one: `Instant::now` (the executors' default) |
 //! | [`QuantaClock`] | the real one read through the CPU's counter, three times faster (adaptive mode's default) |
 //! | `CoarseClock` | the system's coarse clock: ticks every few ms, reads in a fraction of the time; for adaptive mode's hot path (feature `coarsetime`) |
+//! | [`TickingClock`] | the real one, advanced every 1 ms by a thread of its own: one atomic load a read; for adaptive mode's cheapest success path (opt-in) |
 //! | [`ManualClock`] | a virtual clock for tests, and a sleeper that advances it |
 //! | `TokioClock` | tokio's clock, which tokio's test utilities can pause (feature `tokio`) |
 //! | [`Sleeper`], [`ThreadSleeper`] | how the blocking executor waits (the default sleeps the thread); closures are sleepers |
@@ -23,6 +24,7 @@ mod clock;
 mod coarse;
 mod quanta_clock;
 mod sleep;
+mod ticking;
 
 #[cfg(feature = "tokio")]
 pub use clock::TokioClock;
@@ -33,3 +35,4 @@ pub use quanta_clock::QuantaClock;
 #[cfg(feature = "tokio")]
 pub use sleep::TokioSleeper;
 pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
+pub use ticking::TickingClock;

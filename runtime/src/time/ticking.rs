@@ -1,0 +1,268 @@
+//! [`TickingClock`]: a clock a background thread advances in steps, read
+//! with one atomic load; opt-in, for adaptive mode's cheapest response path.
+
+use core::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
+use std::time::Instant;
+
+use super::Clock;
+
+/// A monotonic clock that a thread of its own advances every `resolution`
+/// (1 ms by default): reading it is one atomic load, against about 10 ns
+/// for [`QuantaClock`](super::QuantaClock) and 6 ns for `CoarseClock` on the
+/// machine in `BENCHMARKS.md`.
+///
+/// Why adaptive mode may want it: the rate limiter times every response, and
+/// a success at the same time as its thread's previous one is recorded as
+/// one more in a run, a single store, with no arithmetic on the limiter's
+/// state. With this clock nearly every success is such a one, so an adaptive
+/// strategy's success costs little more than the standard strategy's
+/// (`BENCHMARKS.md` has the figures). What it gives up, as any coarse clock:
+/// the limiter sees time in steps of `resolution`, so at high rates tokens
+/// are earned, and waiting senders wake, a step at a time. Not the default
+/// for that reason, and because it runs a thread.
+///
+/// **The thread.** Each `TickingClock::new` (or
+/// [`with_resolution`](Self::with_resolution)) starts one thread, named
+/// `rebound-ticking-clock`, that stores the time since the clock's origin
+/// after every sleep of `resolution`; clones share it. It ends within one
+/// `resolution` after the last clone is dropped. If the thread cannot be
+/// started, the clock reads the monotonic clock on every call instead
+/// ([`is_ticking`](Self::is_ticking) says which).
+///
+/// Its instants are the origin (an `Instant::now` taken when it was made)
+/// plus the time last stored, so readings within one step are equal, and
+/// they never go backwards.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy, time::{Clock, TickingClock}};
+///
+/// let clock = TickingClock::new();
+/// let earlier = clock.now();
+/// assert!(clock.now() >= earlier);
+/// let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+///     .clock(clock)
+///     .build();
+/// # let _ = strategy;
+/// ```
+#[derive(Debug, Clone)]
+pub struct TickingClock {
+    shared: Arc<Ticks>,
+}
+
+/// What the clones and the thread share.
+#[derive(Debug)]
+struct Ticks {
+    origin: Instant,
+    /// Nanoseconds from `origin` to the last tick.
+    nanos: AtomicU64,
+    /// Whether a thread ticks it (else every read ticks it first).
+    ticking: bool,
+    /// The first `since` asked about, with its distance from `origin` in
+    /// nanoseconds (as `QuantaClock` keeps it: an `Instant` subtraction on
+    /// every read would cost more than the read).
+    first_since: OnceLock<(Instant, u64)>,
+}
+
+/// The finest step accepted: finer ones are raised to it, so the thread
+/// never spins.
+const FINEST_RESOLUTION: Duration = Duration::from_micros(10);
+
+impl TickingClock {
+    /// The default step: fine enough for a rate limiter whose unit is the
+    /// half second, coarse enough that the thread costs nothing noticeable.
+    pub const DEFAULT_RESOLUTION: Duration = Duration::from_millis(1);
+
+    /// A clock ticking every [`DEFAULT_RESOLUTION`](Self::DEFAULT_RESOLUTION)
+    /// (1 ms), from now.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_resolution(Self::DEFAULT_RESOLUTION)
+    }
+
+    /// A clock ticking every `resolution` (at least 10 µs: a finer one is
+    /// raised to that), from now.
+    #[must_use]
+    pub fn with_resolution(resolution: Duration) -> Self {
+        let resolution = resolution.max(FINEST_RESOLUTION);
+        let mut clock = Self::unticked(true);
+        let weak = Arc::downgrade(&clock.shared);
+        let started = std::thread::Builder::new()
+            .name("rebound-ticking-clock".into())
+            .spawn(move || tick_until_dropped(&weak, resolution));
+        if started.is_err() {
+            clock = Self::unticked(false);
+        }
+        clock
+    }
+
+    /// A clock at its origin, with no thread: `ticking` says whether a
+    /// thread will tick it (else each read does).
+    fn unticked(ticking: bool) -> Self {
+        Self {
+            shared: Arc::new(Ticks {
+                origin: Instant::now(),
+                nanos: AtomicU64::new(0),
+                ticking,
+                first_since: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Whether a thread advances this clock (false only if it could not be
+    /// started, and then every read takes the time itself).
+    #[must_use]
+    pub fn is_ticking(&self) -> bool {
+        self.shared.ticking
+    }
+
+    /// Nanoseconds from the origin to the last tick (to now, without a
+    /// thread).
+    #[inline]
+    fn nanos(&self) -> u64 {
+        if !self.shared.ticking {
+            self.shared.tick();
+        }
+        self.shared.nanos.load(Ordering::Relaxed)
+    }
+}
+
+impl Default for TickingClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Ticks {
+    /// Stores the time since the origin, never less than the last stored
+    /// (the monotonic clock never goes backwards; `fetch_max` makes sure
+    /// of it with several tickers).
+    fn tick(&self) {
+        let elapsed = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.nanos.fetch_max(elapsed, Ordering::Relaxed);
+    }
+
+    /// Nanoseconds from the origin to `since` (0 if earlier), remembered
+    /// for the first `since` asked about.
+    #[inline]
+    fn offset(&self, since: Instant) -> u64 {
+        match self.first_since.get() {
+            Some(&(first, offset)) if first == since => offset,
+            _ => self.remember_offset(since),
+        }
+    }
+
+    #[cold]
+    fn remember_offset(&self, since: Instant) -> u64 {
+        let offset = since.saturating_duration_since(self.origin).as_nanos();
+        let offset = u64::try_from(offset).unwrap_or(u64::MAX);
+        let _ = self.first_since.set((since, offset));
+        offset
+    }
+}
+
+/// The thread's loop: tick after every sleep, until no clock is left.
+fn tick_until_dropped(ticks: &Weak<Ticks>, resolution: Duration) {
+    loop {
+        std::thread::sleep(resolution);
+        match ticks.upgrade() {
+            Some(ticks) => ticks.tick(),
+            None => return,
+        }
+    }
+}
+
+impl Clock for TickingClock {
+    #[inline]
+    fn now(&self) -> Instant {
+        self.shared.origin + Duration::from_nanos(self.nanos())
+    }
+
+    /// Straight from the stored nanoseconds, without building an `Instant`.
+    #[inline]
+    fn secs_since(&self, since: Instant) -> f64 {
+        let elapsed = self.nanos().saturating_sub(self.shared.offset(since));
+        // Exact below 2^53 ns (104 days); one rounding beyond.
+        #[allow(clippy::cast_precision_loss)]
+        let secs = elapsed as f64 * 1e-9;
+        secs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ticked by hand: readings stand still between ticks, agree with each
+    /// other, and never go backwards.
+    #[test]
+    fn readings_step_with_the_ticks_and_agree() {
+        let clock = TickingClock::unticked(true);
+        let since = clock.now();
+        assert_eq!(clock.secs_since(since), 0.0);
+        assert_eq!(clock.now(), since, "no tick, no time");
+        let mut last = 0.0;
+        for _ in 0..1000 {
+            clock.shared.tick();
+            let secs = clock.secs_since(since);
+            let instant = clock.now();
+            assert!(secs >= last, "{secs} < {last}");
+            let from_instant = instant.duration_since(since).as_secs_f64();
+            assert!(
+                (secs - from_instant).abs() <= 1e-9,
+                "{secs} vs {from_instant}"
+            );
+            assert_eq!(
+                clock.secs_since(since),
+                secs,
+                "one reading until the next tick"
+            );
+            last = secs;
+        }
+        let later = clock.now() + Duration::from_secs(1);
+        assert_eq!(clock.secs_since(later), 0.0, "never negative");
+        assert_eq!(
+            clock.secs_since(since),
+            last,
+            "the first `since` is still known"
+        );
+    }
+
+    /// A tick never stores less than the last one.
+    #[test]
+    fn a_tick_never_moves_the_clock_back() {
+        let clock = TickingClock::unticked(true);
+        clock.shared.nanos.store(u64::MAX / 2, Ordering::Relaxed);
+        clock.shared.tick();
+        assert_eq!(clock.nanos(), u64::MAX / 2);
+    }
+
+    /// Without its thread, every read takes the time.
+    #[test]
+    fn without_a_thread_each_read_ticks() {
+        let clock = TickingClock::unticked(false);
+        assert!(!clock.is_ticking());
+        let first = clock.now();
+        // Monotonic reads, each at least the stored time.
+        let mut last = first;
+        for _ in 0..1000 {
+            let now = clock.now();
+            assert!(now >= last);
+            last = now;
+        }
+        assert!(clock.shared.nanos.load(Ordering::Relaxed) > 0 || last == first);
+    }
+
+    /// A real clock starts its thread; clones share one time.
+    #[test]
+    fn clones_share_the_ticks() {
+        let clock = TickingClock::with_resolution(Duration::ZERO);
+        assert!(clock.is_ticking());
+        let clone = clock.clone();
+        assert!(Arc::ptr_eq(&clock.shared, &clone.shared));
+        assert!(clone.now() >= clock.shared.origin);
+    }
+}
