@@ -77,12 +77,14 @@ use crate::{
 /// the CPU's counter, about 10 ns against 33 ns for `Instant::now`
 /// ([`SystemClock`](crate::time::SystemClock)) on the machine in
 /// `BENCHMARKS.md`. A response is then written down without a lock, in the
-/// limiter's per-thread log, and applied with the others by the next
-/// holder of the limiter's lock ([`ClientRateLimiter`] explains). On a clock
-/// that ticks every few milliseconds (`time::CoarseClock`, feature
-/// `coarsetime`) the read is cheaper still and nearly every success is at
-/// the time of the previous one, which applying only counts; the price is a
-/// limiter that sees time a tick at a time (see `CoarseClock`).
+/// limiter's log, and applied with the others by the next holder of the
+/// limiter's lock ([`ClientRateLimiter`] explains). On a clock that ticks
+/// in steps the read is cheaper still and nearly every success is at the
+/// time of its thread's previous one, which the log counts with one store
+/// and applying only counts: [`TickingClock`](crate::time::TickingClock)
+/// (one atomic load a read, advanced every millisecond by a thread of its
+/// own) or `time::CoarseClock` (the system's coarse clock, feature
+/// `coarsetime`). The price is a limiter that sees time a step at a time.
 ///
 /// The Smithy guide makes the first attempt even when the strategy gives no
 /// initial token: the strategy manages retries, it does not gate access. The

@@ -30,20 +30,27 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// # Which responses take a lock, and why
 ///
 /// None, as a rule. A response, success or throttle, is written down without
-/// a lock, in a log split into per-thread shards (one uncontended
-/// compare-and-swap and one store, on lines only its own thread writes), and
-/// applied to the state by whoever takes the state's lock next, before it
-/// looks: a send while the limiter is on, a snapshot, or the response that
-/// finds its thread's shard full (one in 32, which applies every shard's).
-/// Applied in time order, one at a time, with botocore's arithmetic, they
-/// leave exactly the state the same responses would have left one by one,
-/// which is what the vectors pin; a success at the time of a success applied
-/// just before it is only counted. A throttle also sets the flag that sends
+/// a lock and without an atomic read-modify-write, in a log split into
+/// shards that one thread writes at a time (plain stores, on lines only that
+/// thread writes), and applied to the state by whoever takes the state's lock
+/// next, before it looks: a send while the limiter is on, a snapshot, or the
+/// response that finds its shard full (one in 16 distinct response times,
+/// which applies every shard's). Applied in time order, one at a time, with
+/// botocore's arithmetic, they leave exactly the state the same responses
+/// would have left one by one, which is what the vectors pin. A success at
+/// the time of its shard's latest success is one more in a run: one store,
+/// applied as a count, which is all such a success changes (on a clock that
+/// ticks in steps, such as [`TickingClock`](crate::time::TickingClock),
+/// nearly every success is one). A throttle also sets the flag that sends
 /// read, so every send after it is held to the rate; the cut itself is made
-/// when the throttle is applied, before any send takes a token. The log holds
-/// 32 responses for each of 8 threads (threads beyond 8 share shards), about
-/// 3 KB per limiter. Applied at once, under the lock, are only responses at
-/// a time the log does not take (negative, NaN or infinite, which the state
+/// when the throttle is applied, before any send takes a token.
+///
+/// Who writes which shard: each of the first 8 threads to answer owns a lane
+/// of its own until it exits; a thread beyond them borrows one of 2 shared
+/// shards for the length of one record (one swap), or, if both are busy at
+/// that moment, applies its response under the lock. The log is about 4 KB
+/// per limiter. Applied at once, under the lock, are also responses at a
+/// time the log does not take (negative, NaN or infinite, which the state
 /// sanitises) and throttles under the opt-in
 /// [`cut_once_per_event`](crate::AdaptiveRetryStrategyBuilder::cut_once_per_event),
 /// whose effect depends on when the attempt was sent.
@@ -619,6 +626,37 @@ mod tests {
             format!("{:?}", limiter.snapshot()),
             format!("{:?}", state.snapshot())
         );
+    }
+
+    /// More threads than lanes answering at once, in runs and at distinct
+    /// times, with sends and snapshots draining meanwhile: no response is
+    /// lost or counted twice, whether it went to a lane, a borrowed shard
+    /// or under the lock. All fall in the first half-second bucket, whose
+    /// count is then every response.
+    #[test]
+    fn many_threads_lose_no_response() {
+        let limiter = ClientRateLimiter::new(0.0);
+        let threads = 12_u64;
+        let per_thread = 3000_u64;
+        std::thread::scope(|scope| {
+            for thread in 0..threads {
+                let limiter = &limiter;
+                scope.spawn(move || {
+                    for i in 0..per_thread {
+                        // Runs of 3 at one time, times spread over [0, 0.45).
+                        let time = ((i / 3 * threads + thread) % 450) as f64 * 1e-3;
+                        limiter.on_response(time, false);
+                        if i % 500 == 0 {
+                            let _ = limiter.snapshot();
+                        }
+                    }
+                });
+            }
+        });
+        let snapshot = limiter.snapshot();
+        assert_eq!(snapshot.request_count, threads * per_thread);
+        assert_eq!(snapshot.last_bucket, 0.0, "one bucket");
+        assert!(!snapshot.enabled);
     }
 
     /// A response never waits for the state's lock: successes and a

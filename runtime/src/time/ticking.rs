@@ -185,9 +185,11 @@ impl Clock for TickingClock {
     #[inline]
     fn secs_since(&self, since: Instant) -> f64 {
         let elapsed = self.nanos().saturating_sub(self.shared.offset(since));
-        // Exact below 2^53 ns (104 days); one rounding beyond.
+        // Through i64, whose conversion is one instruction (u64's is
+        // several): 2^63 ns is 292 years. Exact below 2^53 ns (104 days);
+        // one rounding beyond.
         #[allow(clippy::cast_precision_loss)]
-        let secs = elapsed as f64 * 1e-9;
+        let secs = i64::try_from(elapsed).unwrap_or(i64::MAX) as f64 * 1e-9;
         secs
     }
 }
