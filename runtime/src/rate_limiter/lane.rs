@@ -20,6 +20,7 @@
 //! shard number in every limiter it answers for, and a limiter holds
 //! [`OWNED`] + [`BORROWED`] shards whatever the number of threads.
 
+#[cfg(not(loom))]
 use std::cell::Cell;
 #[cfg(not(loom))]
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -129,7 +130,6 @@ pub(crate) fn this_threads_lane() -> Option<usize> {
 /// borrows.
 #[cfg(loom)]
 pub(crate) fn this_threads_lane() -> Option<usize> {
-    let _ = Cell::<usize>::new;
     None
 }
 
