@@ -34,7 +34,7 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// shards that one thread writes at a time (plain stores, on lines only that
 /// thread writes), and applied to the state by whoever takes the state's lock
 /// next, before it looks: a send while the limiter is on, a snapshot, or the
-/// response that finds its shard full (one in 16 distinct response times,
+/// response that finds its shard full (one in 32 distinct response times,
 /// which applies every shard's). Applied in time order, one at a time, with
 /// botocore's arithmetic, they leave exactly the state the same responses
 /// would have left one by one, which is what the vectors pin. A success at
@@ -48,7 +48,7 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// Who writes which shard: each of the first 8 threads to answer owns a lane
 /// of its own until it exits; a thread beyond them borrows one of 2 shared
 /// shards for the length of one record (one swap), or, if both are busy at
-/// that moment, applies its response under the lock. The log is about 4 KB
+/// that moment, applies its response under the lock. The log is about 6 KB
 /// per limiter. Applied at once, under the lock, are also responses at a
 /// time the log does not take (negative, NaN or infinite, which the state
 /// sanitises) and throttles under the opt-in
