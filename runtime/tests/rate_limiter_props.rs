@@ -289,8 +289,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     /// Responses logged without the lock, many at a time (the log's shard
-    /// fills after 32 and is applied under the lock; a send while the
-    /// limiter is on or a look applies it too), leave the state bit for bit
+    /// fills after 32 distinct times and is applied under the lock; runs of
+    /// successes at one time are counted, and may grow after a drain; a
+    /// send while the limiter is on or a look applies it too), leave the
+    /// state bit for bit
     /// where the state machine is after the same events, from the very
     /// start (where every success changes the rate) on. Only the looks
     /// compare the whole state, so the log holds up to a hundred responses
