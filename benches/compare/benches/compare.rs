@@ -73,6 +73,21 @@ fn on_threads(c: &mut Criterion, group: &str, name: &str, f: impl Fn() + Sync) {
     g.finish();
 }
 
+/// The adaptive success path with the limiter off, on `clock`, on 1 and 2
+/// threads.
+fn on_clock<C>(c: &mut Criterion, group: &str, name: &str, clock: C)
+where
+    C: rebound::time::Clock + std::fmt::Debug + Send + Sync,
+{
+    let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+        .clock(clock)
+        .build();
+    on_threads(c, group, name, || {
+        black_box(success(&strategy));
+    });
+    assert!(!strategy.rate_limiter().is_enabled());
+}
+
 /// [`on_threads`] for a caller that keeps state of its own between requests
 /// (made by `make`, once per thread, before the clock starts).
 fn on_threads_with<St>(
@@ -317,32 +332,15 @@ fn adaptive(c: &mut Criterion) {
     });
     assert!(!rebound.rate_limiter().is_enabled());
     // The same on `Instant::now` (the default until the sixth session).
-    let system = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
-        .clock(SystemClock)
-        .build();
-    on_threads(c, group, "rebound, SystemClock", || {
-        black_box(success(&system));
-    });
+    on_clock(c, group, "rebound, SystemClock", SystemClock);
     // The same on the coarse clock (ticks every few ms): a cheaper read,
     // and nearly every response is at the same time as the one before, so
     // applying it to the limiter's state is only a count.
-    let coarse = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
-        .clock(CoarseClock::new())
-        .build();
-    on_threads(c, group, "rebound, CoarseClock", || {
-        black_box(success(&coarse));
-    });
-    assert!(!coarse.rate_limiter().is_enabled());
+    on_clock(c, group, "rebound, CoarseClock", CoarseClock::new());
     // The same on the ticking clock (one atomic load a read, advanced every
     // 1 ms by a thread): nearly every success extends its thread's run in
     // the limiter's log, one store.
-    let ticking = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
-        .clock(TickingClock::new())
-        .build();
-    on_threads(c, group, "rebound, TickingClock", || {
-        black_box(success(&ticking));
-    });
-    assert!(!ticking.rate_limiter().is_enabled());
+    on_clock(c, group, "rebound, TickingClock", TickingClock::new());
     let aws = Aws::new(RetryConfig::adaptive(), "bench-adaptive-success");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(0));
     on_threads_with(

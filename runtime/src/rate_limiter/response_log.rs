@@ -420,12 +420,14 @@ impl ResponseLog {
         }
         let cursors = &mut cursors[..active];
         let mut repeats = Repeats::new();
+        // One shard is already in time order: no merge, straight through.
         if let [Some(only)] = cursors {
-            // One shard: already in time order.
             while let Some((entry, count)) = only.head() {
                 repeats.hand_over(entry, count, &mut apply);
                 only.advance(count);
             }
+            only.finish();
+            return;
         }
         loop {
             // The cursor whose next run is earliest (the first on a tie).

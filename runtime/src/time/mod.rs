@@ -22,6 +22,7 @@
 mod clock;
 #[cfg(feature = "coarsetime")]
 mod coarse;
+mod first_since;
 mod quanta_clock;
 mod sleep;
 mod ticking;

@@ -2,10 +2,10 @@
 //! adaptive strategy's default.
 
 use core::time::Duration;
-use std::sync::OnceLock;
 use std::time::Instant;
 
 use super::Clock;
+use super::first_since::FirstSince;
 
 /// A nanosecond monotonic clock read through the CPU's time-stamp counter,
 /// by the [`quanta`] crate: about 10 ns a read against 33 ns for
@@ -49,10 +49,8 @@ pub struct QuantaClock {
     /// The counter's raw reading at `origin`.
     raw_origin: u64,
     /// The first `since` asked about, with its distance from `origin` in
-    /// seconds: callers count from one fixed instant (the adaptive strategy
-    /// from the time it was built), and an `Instant` subtraction is two
-    /// calls into `std` on every read otherwise.
-    first_since: OnceLock<(Instant, f64)>,
+    /// seconds (negative if earlier).
+    first_since: FirstSince<f64>,
 }
 
 impl QuantaClock {
@@ -66,7 +64,7 @@ impl QuantaClock {
             counter,
             origin: Instant::now(),
             raw_origin,
-            first_since: OnceLock::new(),
+            first_since: FirstSince::default(),
         }
     }
 
@@ -101,25 +99,13 @@ impl Clock for QuantaClock {
         // Exact below 2^53 ns (104 days); one rounding beyond.
         #[allow(clippy::cast_precision_loss)]
         let counted = self.nanos() as f64 * 1e-9;
-        let offset = match self.first_since.get() {
-            Some(&(first, offset)) if first == since => offset,
-            _ => self.remember_offset(since),
-        };
+        let offset = self.first_since.distance(since, |since| {
+            match since.checked_duration_since(self.origin) {
+                Some(after_origin) => after_origin.as_secs_f64(),
+                None => -self.origin.duration_since(since).as_secs_f64(),
+            }
+        });
         (counted - offset).max(0.0)
-    }
-}
-
-impl QuantaClock {
-    /// Seconds from `origin` to `since` (negative if `since` is earlier),
-    /// kept if `since` is the first instant asked about.
-    #[cold]
-    fn remember_offset(&self, since: Instant) -> f64 {
-        let offset = match since.checked_duration_since(self.origin) {
-            Some(after_origin) => after_origin.as_secs_f64(),
-            None => -self.origin.duration_since(since).as_secs_f64(),
-        };
-        let _ = self.first_since.set((since, offset));
-        offset
     }
 }
 

@@ -3,10 +3,11 @@
 
 use core::time::Duration;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Instant;
 
 use super::Clock;
+use super::first_since::FirstSince;
 
 /// A monotonic clock that a thread of its own advances every `resolution`
 /// (1 ms by default): reading it is one atomic load, against about 10 ns
@@ -62,9 +63,8 @@ struct Ticks {
     /// Whether a thread ticks it (else every read ticks it first).
     ticking: bool,
     /// The first `since` asked about, with its distance from `origin` in
-    /// nanoseconds (as `QuantaClock` keeps it: an `Instant` subtraction on
-    /// every read would cost more than the read).
-    first_since: OnceLock<(Instant, u64)>,
+    /// nanoseconds (0 if earlier).
+    first_since: FirstSince<u64>,
 }
 
 /// The finest step accepted: finer ones are raised to it, so the thread
@@ -85,6 +85,18 @@ impl TickingClock {
 
     /// A clock ticking every `resolution` (at least 10 µs: a finer one is
     /// raised to that), from now.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::time::{Clock, TickingClock};
+    ///
+    /// // Steps of 5 ms; a zero step would be raised to 10 µs, never spun.
+    /// let clock = TickingClock::with_resolution(Duration::from_millis(5));
+    /// let start = clock.now();
+    /// assert!(clock.secs_since(start) >= 0.0);
+    /// // False only where the thread could not be started.
+    /// assert!(clock.is_ticking());
+    /// ```
     #[must_use]
     pub fn with_resolution(resolution: Duration) -> Self {
         let resolution = resolution.max(FINEST_RESOLUTION);
@@ -107,7 +119,7 @@ impl TickingClock {
                 origin: Instant::now(),
                 nanos: AtomicU64::new(0),
                 ticking,
-                first_since: OnceLock::new(),
+                first_since: FirstSince::default(),
             }),
         }
     }
@@ -144,24 +156,6 @@ impl Ticks {
         let elapsed = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.nanos.fetch_max(elapsed, Ordering::Relaxed);
     }
-
-    /// Nanoseconds from the origin to `since` (0 if earlier), remembered
-    /// for the first `since` asked about.
-    #[inline]
-    fn offset(&self, since: Instant) -> u64 {
-        match self.first_since.get() {
-            Some(&(first, offset)) if first == since => offset,
-            _ => self.remember_offset(since),
-        }
-    }
-
-    #[cold]
-    fn remember_offset(&self, since: Instant) -> u64 {
-        let offset = since.saturating_duration_since(self.origin).as_nanos();
-        let offset = u64::try_from(offset).unwrap_or(u64::MAX);
-        let _ = self.first_since.set((since, offset));
-        offset
-    }
 }
 
 /// The thread's loop: tick after every sleep, until no clock is left.
@@ -184,7 +178,13 @@ impl Clock for TickingClock {
     /// Straight from the stored nanoseconds, without building an `Instant`.
     #[inline]
     fn secs_since(&self, since: Instant) -> f64 {
-        let elapsed = self.nanos().saturating_sub(self.shared.offset(since));
+        let offset = self.shared.first_since.distance(since, |since| {
+            let offset = since
+                .saturating_duration_since(self.shared.origin)
+                .as_nanos();
+            u64::try_from(offset).unwrap_or(u64::MAX)
+        });
+        let elapsed = self.nanos().saturating_sub(offset);
         // Through i64, whose conversion is one instruction (u64's is
         // several): 2^63 ns is 292 years. Exact below 2^53 ns (104 days);
         // one rounding beyond.
