@@ -364,31 +364,37 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     /// The rest of [`acquire_send_permit`](RetryStrategy::acquire_send_permit)
     /// once a token was not there for the taking: read the clock and ask at
     /// the current time (in line, or failing fast). Out of line, so that the
-    /// free sends' path stays small enough to inline.
+    /// free sends' path stays small enough to inline; it takes the token's
+    /// fields by value and hands back what changed, because a token whose
+    /// address went to a call would be built in memory on the free path too.
     #[inline(never)]
-    fn acquire_send_permit_now(
-        &self,
-        token: &mut RetryToken,
-    ) -> Result<SendPermit, TokenAcquisitionFailed> {
+    fn acquire_send_permit_now(&self, retries: u32, mut ticket: Option<u64>) -> SlowSend {
         let now = self.now();
-        if self.limiter.acquire_mode() == AcquireMode::FailFast {
+        let permit = if self.limiter.acquire_mode() == AcquireMode::FailFast {
             // This caller will not wait, so it takes no place in line (and
             // never jumps it): granted only if a token is left over for
             // everyone waiting; else refused with the true wait.
-            if let Err(limited) = self.limiter.try_acquire(now) {
-                return Err(TokenAcquisitionFailed::RateLimited {
-                    attempts: token.retries(),
+            self.limiter
+                .try_acquire(now)
+                .map(|()| SendPermit::Granted)
+                .map_err(|limited| TokenAcquisitionFailed::RateLimited {
+                    attempts: retries,
                     wait: whole_nanos_above(limited.wait_secs()),
-                });
-            }
-        } else if let Err(limited) = self
-            .limiter
-            .try_acquire_in_turn(now, token.send_ticket_mut())
-        {
-            return Ok(SendPermit::Wait(whole_nanos_above(limited.wait_secs())));
+                })
+        } else {
+            Ok(self
+                .limiter
+                .try_acquire_in_turn(now, &mut ticket)
+                .map_or_else(
+                    |limited| SendPermit::Wait(whole_nanos_above(limited.wait_secs())),
+                    |()| SendPermit::Granted,
+                ))
+        };
+        SlowSend {
+            sent_at: matches!(permit, Ok(SendPermit::Granted)).then_some(now),
+            permit,
+            ticket,
         }
-        token.set_sent_at(now);
-        Ok(SendPermit::Granted)
     }
 
     /// [`record_success`](RetryStrategy::record_success) of a token of
@@ -469,7 +475,12 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
             token.set_sent_at(at);
             return Ok(SendPermit::Granted);
         }
-        self.acquire_send_permit_now(token)
+        let slow = self.acquire_send_permit_now(token.retries(), *token.send_ticket_mut());
+        *token.send_ticket_mut() = slow.ticket;
+        if let Some(at) = slow.sent_at {
+            token.set_sent_at(at);
+        }
+        slow.permit
     }
 
     /// The standard strategy's: its classifier's verdict.
@@ -495,6 +506,16 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
             self.limiter.leave_line(token.send_ticket_mut());
         }
     }
+}
+
+/// What [`AdaptiveRetryStrategy::acquire_send_permit_now`] decided, and the
+/// token's fields it changed.
+struct SlowSend {
+    permit: Result<SendPermit, TokenAcquisitionFailed>,
+    /// The token's place in the send line afterwards.
+    ticket: Option<u64>,
+    /// When granted: the time the send was granted at.
+    sent_at: Option<f64>,
 }
 
 /// `secs` as a `Duration` rounded *up* to whole nanoseconds (at least one):

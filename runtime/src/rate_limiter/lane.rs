@@ -120,7 +120,15 @@ pub(crate) fn this_threads_lane() -> Option<usize> {
     if cached == OWNED {
         return None; // asked before: none was free
     }
-    // Not asked yet: take a lane (or none) and remember which.
+    take_a_lane()
+}
+
+/// A thread's first ask: take a lane (or none) and remember which. Out of
+/// line, so that the asks after it stay a load and a compare.
+#[cfg(not(loom))]
+#[cold]
+#[inline(never)]
+fn take_a_lane() -> Option<usize> {
     let lane = LANE.try_with(|lane| lane.0).ok().flatten();
     CACHED.with(|c| c.set(lane.unwrap_or(OWNED)));
     lane
