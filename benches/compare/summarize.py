@@ -45,6 +45,7 @@ for th in ("1 thread", "2 threads"):
     ratio((A, f"rebound, CoarseClock/{th}"), (S, f"rebound/{th}"), f"adaptive success (limiter off) on CoarseClock / standard success, rebound, {th}")
     ratio((A, f"aws-smithy-runtime/{th}"), (A, f"rebound, TickingClock/{th}"), f"adaptive success (limiter off): aws-smithy-runtime / rebound on TickingClock, {th}")
     ratio((A, f"rebound, TickingClock/{th}"), (S, f"rebound/{th}"), f"adaptive success (limiter off) on TickingClock / standard success, rebound, {th}")
+    ratio((A, f"rebound, constant clock (floor)/{th}"), (S, f"rebound/{th}"), f"adaptive success (limiter off) on a constant clock (floor) / standard success, rebound, {th}")
     R = "aws-smithy-runtime, bag+context reused"
     ratio((S, f"{R}/{th}"), (S, f"rebound/{th}"), f"standard success: aws-smithy-runtime (bag+context reused) / rebound, {th}")
     ratio((F, f"{R}/{th}"), (F, f"rebound/{th}"), f"one failure then success: aws-smithy-runtime (bag+context reused) / rebound, {th}")

@@ -130,6 +130,23 @@ fn on_threads_with<St>(
     g.finish();
 }
 
+/// Reads the same instant forever: the adaptive success path's floor,
+/// with no clock cost (every success at the time of its thread's previous
+/// one). Not a usable clock.
+#[derive(Debug, Clone)]
+struct ConstantClock(Instant);
+
+impl rebound::time::Clock for ConstantClock {
+    fn now(&self) -> Instant {
+        self.0
+    }
+
+    #[inline]
+    fn secs_since(&self, _since: Instant) -> f64 {
+        1.0
+    }
+}
+
 // ---------------------------------------------------------------- aws-smithy-runtime
 
 /// A real classifier: a failed attempt is a transient error, a success says
@@ -341,6 +358,15 @@ fn adaptive(c: &mut Criterion) {
     // 1 ms by a thread): nearly every success extends its thread's run in
     // the limiter's log, one store.
     on_clock(c, group, "rebound, TickingClock", TickingClock::new());
+    // Not a clock: every reading the same, so nothing is spent reading it
+    // and every success extends its run. The floor under the rows above:
+    // what the adaptive strategy's own steps cost.
+    on_clock(
+        c,
+        group,
+        "rebound, constant clock (floor)",
+        ConstantClock(Instant::now()),
+    );
     let aws = Aws::new(RetryConfig::adaptive(), "bench-adaptive-success");
     on_threads(c, group, "aws-smithy-runtime", || aws.request(0));
     on_threads_with(

@@ -313,6 +313,9 @@ where
                                 listener,
                             );
                             this.state.set(State::Done);
+                            // The strategy granted a retry that will not be
+                            // made: its token goes back as abandoned.
+                            abandoned.abandon();
                             return Poll::Ready(outcome(result, attempt, reason));
                         }
                         Step::Stop(None, reason) => {
