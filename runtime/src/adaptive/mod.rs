@@ -158,7 +158,17 @@ pub struct AdaptiveRetryStrategyBuilder<C = QuantaClock> {
     acquire_mode: AcquireMode,
     cut_once_per_event: bool,
     cubic_shape: CubicShape,
-    clock: C,
+    clock: ClockChoice<C>,
+}
+
+/// The builder's clock: one given to [`clock`](AdaptiveRetryStrategyBuilder::clock),
+/// or the default, made only when the strategy is built. A [`QuantaClock`]
+/// calibrates the CPU's counter the first time one is made in a process,
+/// which a builder whose clock is replaced should not pay for.
+#[derive(Debug, Clone)]
+enum ClockChoice<C> {
+    Default(fn() -> C),
+    Given(C),
 }
 
 impl AdaptiveRetryStrategy {
@@ -184,7 +194,7 @@ impl AdaptiveRetryStrategy {
             acquire_mode: AcquireMode::Block,
             cut_once_per_event: false,
             cubic_shape: CubicShape::BOTOCORE,
-            clock: QuantaClock::new(),
+            clock: ClockChoice::Default(QuantaClock::new),
         }
     }
 }
@@ -258,13 +268,17 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
             acquire_mode: self.acquire_mode,
             cut_once_per_event: self.cut_once_per_event,
             cubic_shape: self.cubic_shape,
-            clock,
+            clock: ClockChoice::Given(clock),
         }
     }
 
     /// The strategy, with a new rate limiter starting now.
     pub fn build(self) -> AdaptiveRetryStrategy<C> {
-        let epoch = self.clock.now();
+        let clock = match self.clock {
+            ClockChoice::Default(make) => make(),
+            ClockChoice::Given(clock) => clock,
+        };
+        let epoch = clock.now();
         let limiter = ClientRateLimiter::new(0.0)
             .with_acquire_mode(self.acquire_mode)
             .with_cubic_shape(self.cubic_shape);
@@ -272,7 +286,7 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
             standard: self.standard,
             limiter: Arc::new(limiter),
             cut_once_per_event: self.cut_once_per_event,
-            clock: self.clock,
+            clock,
             epoch,
         }
     }
