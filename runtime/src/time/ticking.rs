@@ -62,7 +62,8 @@ struct Ticks {
     nanos: AtomicU64,
     /// The same in seconds, as an `f64`'s bits: what `secs_since` reads,
     /// so that a reading needs no conversion on the caller's path (a
-    /// non-negative `f64`'s bits order as its values do).
+    /// non-negative `f64`'s bits order as its values do). Stored just after
+    /// `nanos`: a read racing a tick may see `now` a step ahead of it.
     secs: AtomicU64,
     /// Whether a thread ticks it (else every read ticks it first).
     ticking: bool,
@@ -204,8 +205,10 @@ impl Clock for TickingClock {
 
     /// Straight from the stored seconds, without building an `Instant`: a
     /// load and a subtraction, the shortest chain from the clock to the
-    /// response log's compare. Within a few rounding steps of `now`'s
-    /// (well under a nanosecond for a process younger than a month).
+    /// response log's compare. Within a nanosecond of `now`'s while the
+    /// clock is younger than about a month (three `f64` roundings, each
+    /// within half a unit in the last place of the clock's age in seconds;
+    /// an `f64` of seconds has nanosecond steps from 48 days on anyway).
     #[inline]
     fn secs_since(&self, since: Instant) -> f64 {
         let offset = self.shared.first_since.distance(since, |since| {
