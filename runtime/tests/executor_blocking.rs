@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use executor_support::{DelayedStart, Failure, NoInitialToken, Sleeps, ms, standard};
+use executor_support::{
+    CountsAbandons, DelayedStart, Failure, NoInitialToken, Sleeps, ms, standard,
+};
 use rebound_runtime::{Classified, StopReason};
 use rebound_runtime::{
     ErrorFault, Retry, RetryQuota, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
@@ -456,33 +458,6 @@ fn the_manual_clock_is_a_sleeper() {
     assert_eq!(clock.elapsed(), ms(1500));
 }
 
-/// The standard strategy, counting the tokens handed back as abandoned.
-#[derive(Debug, Default)]
-struct CountsAbandons {
-    inner: StandardRetryStrategy,
-    abandoned: std::sync::atomic::AtomicU32,
-}
-
-impl RetryStrategy for CountsAbandons {
-    fn acquire_initial_token(&self) -> Result<rebound_runtime::RetryToken, TokenAcquisitionFailed> {
-        self.inner.acquire_initial_token()
-    }
-    fn refresh_retry_token(
-        &self,
-        token: rebound_runtime::RetryToken,
-        failure: &dyn rebound_runtime::FailureInfo,
-    ) -> Result<rebound_runtime::RetryToken, TokenAcquisitionFailed> {
-        self.inner.refresh_retry_token(token, failure)
-    }
-    fn record_success(&self, token: rebound_runtime::RetryToken) {
-        self.inner.record_success(token);
-    }
-    fn abandon(&self, token: rebound_runtime::RetryToken) {
-        self.abandoned.fetch_add(1, Ordering::Relaxed);
-        self.inner.abandon(token);
-    }
-}
-
 /// An operation that panics unwinds through the executor, which hands the
 /// request's token back as abandoned on the way (so an adaptive strategy's
 /// send line does not keep its place); a request that ends normally
@@ -501,7 +476,7 @@ fn a_panicking_operation_abandons_its_token() {
         })
     }));
     assert!(panicked.is_err());
-    assert_eq!(strategy.abandoned.load(Ordering::Relaxed), 1);
+    assert_eq!(strategy.abandoned(), 1);
     assert_eq!(retry.run(|_| Ok::<_, Failure>(())), Ok(()));
-    assert_eq!(strategy.abandoned.load(Ordering::Relaxed), 1);
+    assert_eq!(strategy.abandoned(), 1);
 }

@@ -14,7 +14,8 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use executor_support::{
-    DelayedStart, assert_dropping_leaves_the_send_line, block_on, ms, standard, throttled_adaptive,
+    CountsAbandons, DelayedStart, assert_dropping_leaves_the_send_line, block_on, ms, standard,
+    throttled_adaptive,
 };
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
@@ -361,56 +362,21 @@ fn a_request_that_cannot_be_cloned_is_sent_once() {
     assert_eq!(sleeper.slept(), []);
 }
 
-/// The standard strategy, counting the tokens handed back as abandoned.
-#[derive(Debug, Clone)]
-struct CountsAbandons {
-    inner: StandardRetryStrategy,
-    abandoned: Arc<AtomicU32>,
-}
-
-impl RetryStrategy for CountsAbandons {
-    fn acquire_initial_token(&self) -> Result<rebound_runtime::RetryToken, TokenAcquisitionFailed> {
-        self.inner.acquire_initial_token()
-    }
-    fn refresh_retry_token(
-        &self,
-        token: rebound_runtime::RetryToken,
-        failure: &dyn rebound_runtime::FailureInfo,
-    ) -> Result<rebound_runtime::RetryToken, TokenAcquisitionFailed> {
-        self.inner.refresh_retry_token(token, failure)
-    }
-    fn record_success(&self, token: rebound_runtime::RetryToken) {
-        self.inner.record_success(token);
-    }
-    fn abandon(&self, token: rebound_runtime::RetryToken) {
-        self.abandoned.fetch_add(1, Ordering::Relaxed);
-        self.inner.abandon(token);
-    }
-}
-
 /// A retry granted for a request that cannot be cloned is never made: its
 /// token goes back to the strategy as abandoned (as when a budget refuses
 /// one), not dropped unseen. A success abandons nothing.
 #[test]
 fn a_retry_that_cannot_be_made_for_want_of_a_clone_is_abandoned() {
-    let abandoned = Arc::new(AtomicU32::new(0));
-    let strategy = CountsAbandons {
-        inner: standard(),
-        abandoned: Arc::clone(&abandoned),
-    };
+    let strategy = CountsAbandons::default();
     let sleeper = Recorder::default();
-    let layer = layer(strategy, &sleeper).clone_request(|_: &u32| None);
+    let layer = layer(strategy.clone(), &sleeper).clone_request(|_: &u32| None);
 
     let err = send(layer.layer(Mock::new(|_call| Err(reset()))), 7).unwrap_err();
     assert_eq!(*err.reason(), StopReason::RequestNotClonable);
-    assert_eq!(abandoned.load(Ordering::Relaxed), 1);
+    assert_eq!(strategy.abandoned(), 1);
 
     send(layer.layer(Mock::always(200)), 8).unwrap();
-    assert_eq!(
-        abandoned.load(Ordering::Relaxed),
-        1,
-        "a success abandons nothing"
-    );
+    assert_eq!(strategy.abandoned(), 1, "a success abandons nothing");
 }
 
 #[test]
