@@ -261,7 +261,9 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
     }
 
     /// The time source of the rate limiter (a [`ManualClock`](crate::time::ManualClock)
-    /// for tests and simulations).
+    /// for tests and simulations). The default [`QuantaClock`] is made only
+    /// by [`build`](Self::build), so a builder given another clock never
+    /// makes one.
     pub fn clock<C2: Clock>(self, clock: C2) -> AdaptiveRetryStrategyBuilder<C2> {
         AdaptiveRetryStrategyBuilder {
             standard: self.standard,
