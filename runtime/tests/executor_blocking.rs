@@ -1,6 +1,8 @@
 //! The blocking executor, `Retry::run` and `Retry::run_classified`, in
 //! virtual time: every sleep is recorded, none is real.
 
+#[path = "common/counting.rs"]
+mod counting;
 mod executor_support;
 
 use std::cell::Cell;
@@ -8,9 +10,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use executor_support::{
-    CountsAbandons, DelayedStart, Failure, NoInitialToken, Sleeps, ms, standard,
-};
+use counting::Counting;
+use executor_support::{DelayedStart, Failure, NoInitialToken, Sleeps, ms, standard};
 use rebound_runtime::{Classified, StopReason};
 use rebound_runtime::{
     ErrorFault, Retry, RetryQuota, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
@@ -465,7 +466,7 @@ fn the_manual_clock_is_a_sleeper() {
 #[test]
 fn a_panicking_operation_abandons_its_token() {
     let sleeps = Sleeps::new();
-    let strategy = CountsAbandons::default();
+    let strategy = Counting::new(standard());
     let retry = retry(&strategy, &sleeps);
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         retry.run(|attempt| -> Result<(), Failure> {

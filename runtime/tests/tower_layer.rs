@@ -3,6 +3,8 @@
 //! attempt counts.
 #![cfg(feature = "tower")]
 
+#[path = "common/counting.rs"]
+mod counting;
 mod executor_support;
 
 use std::future::{Future, Ready, poll_fn, ready};
@@ -13,9 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use counting::Counting;
 use executor_support::{
-    CountsAbandons, DelayedStart, assert_dropping_leaves_the_send_line, block_on, ms, standard,
-    throttled_adaptive,
+    DelayedStart, assert_dropping_leaves_the_send_line, block_on, ms, standard, throttled_adaptive,
 };
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
@@ -367,7 +369,7 @@ fn a_request_that_cannot_be_cloned_is_sent_once() {
 /// one), not dropped unseen. A success abandons nothing.
 #[test]
 fn a_retry_that_cannot_be_made_for_want_of_a_clone_is_abandoned() {
-    let strategy = CountsAbandons::default();
+    let strategy = Counting::new(standard());
     let sleeper = Recorder::default();
     let layer = layer(strategy.clone(), &sleeper).clone_request(|_: &u32| None);
 

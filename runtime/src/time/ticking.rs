@@ -137,23 +137,26 @@ impl TickingClock {
         self.shared.ticking
     }
 
+    /// The shared ticks, ticked first by this read if no thread ticks them.
+    #[inline]
+    fn ticks(&self) -> &Ticks {
+        if !self.shared.ticking {
+            self.shared.tick();
+        }
+        &self.shared
+    }
+
     /// Nanoseconds from the origin to the last tick (to now, without a
     /// thread).
     #[inline]
     fn nanos(&self) -> u64 {
-        if !self.shared.ticking {
-            self.shared.tick();
-        }
-        self.shared.nanos.load(Ordering::Relaxed)
+        self.ticks().nanos.load(Ordering::Relaxed)
     }
 
     /// [`nanos`](Self::nanos) in seconds.
     #[inline]
     fn secs(&self) -> f64 {
-        if !self.shared.ticking {
-            self.shared.tick();
-        }
-        f64::from_bits(self.shared.secs.load(Ordering::Relaxed))
+        f64::from_bits(self.ticks().secs.load(Ordering::Relaxed))
     }
 }
 

@@ -5,8 +5,8 @@
 
 use std::future::Future;
 use std::pin::pin;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -213,39 +213,4 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
         }
     }
     panic!("the future did not complete: something slept for real");
-}
-
-/// The standard strategy, counting the tokens handed back as abandoned
-/// (clones share the count).
-#[derive(Debug, Clone, Default)]
-pub struct CountsAbandons {
-    inner: StandardRetryStrategy,
-    abandoned: Arc<AtomicU32>,
-}
-
-impl CountsAbandons {
-    /// How many tokens were abandoned so far.
-    pub fn abandoned(&self) -> u32 {
-        self.abandoned.load(Ordering::Relaxed)
-    }
-}
-
-impl RetryStrategy for CountsAbandons {
-    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
-        self.inner.acquire_initial_token()
-    }
-    fn refresh_retry_token(
-        &self,
-        token: RetryToken,
-        failure: &dyn FailureInfo,
-    ) -> Result<RetryToken, TokenAcquisitionFailed> {
-        self.inner.refresh_retry_token(token, failure)
-    }
-    fn record_success(&self, token: RetryToken) {
-        self.inner.record_success(token);
-    }
-    fn abandon(&self, token: RetryToken) {
-        self.abandoned.fetch_add(1, Ordering::Relaxed);
-        self.inner.abandon(token);
-    }
 }
