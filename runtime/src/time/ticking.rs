@@ -302,6 +302,29 @@ mod tests {
         assert!(clock.shared.nanos.load(Ordering::Relaxed) > 0 || last == first);
     }
 
+    /// Many readers ticking one clock at once (no thread: every read ticks
+    /// it): each sees time that never goes back, in seconds and in instants.
+    #[test]
+    fn concurrent_readers_that_tick_never_see_time_go_back() {
+        let clock = TickingClock::unticked(false);
+        let since = clock.now();
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    let (mut last_secs, mut last_now) = (0.0, since);
+                    for _ in 0..200_000 {
+                        let secs = clock.secs_since(since);
+                        let now = clock.now();
+                        assert!(secs >= last_secs, "{secs} < {last_secs}");
+                        assert!(now >= last_now);
+                        (last_secs, last_now) = (secs, now);
+                    }
+                });
+            }
+        });
+        assert!(clock.secs() >= 0.0);
+    }
+
     /// A real clock starts its thread; clones share one time.
     #[test]
     fn clones_share_the_ticks() {
