@@ -416,10 +416,31 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     /// [`record_success`](RetryStrategy::record_success) of a token of
     /// ours, from its place in the send line (if it holds one) and its
     /// last retry's cost: the standard strategy's success, by its parts.
+    ///
+    /// Shaped for its free path (no place in line, the success written in
+    /// the thread's own lane): no call on it but the refund's, in tail
+    /// position, and every other case one tail call to
+    /// [`succeeded_slowly`](Self::succeeded_slowly). A call that returns
+    /// into the free path would make it save and restore registers for
+    /// the call's sake on every request.
     #[inline]
-    fn succeeded(&self, mut send_ticket: Option<u64>, quota_cost: Option<u32>) {
+    fn succeeded(&self, send_ticket: Option<u64>, quota_cost: Option<u32>) {
+        let now = self.now();
+        if send_ticket.is_none() && self.limiter.try_record_success_cheaply(now) {
+            self.standard.refund(quota_cost);
+        } else {
+            self.succeeded_slowly(send_ticket, quota_cost, now);
+        }
+    }
+
+    /// [`succeeded`](Self::succeeded) when the cheapest way is not open: a
+    /// token still in the send line leaves it, and the success goes the
+    /// full way (a lane taken, a shard borrowed, or the lock).
+    #[cold]
+    #[inline(never)]
+    fn succeeded_slowly(&self, mut send_ticket: Option<u64>, quota_cost: Option<u32>, now: f64) {
         self.limiter.leave_line(&mut send_ticket);
-        self.limiter.on_response(self.now(), false);
+        self.limiter.on_response(now, false);
         self.standard.refund(quota_cost);
     }
 
@@ -609,8 +630,14 @@ mod tests {
             assert!(matches!(permit, SendPermit::Wait(_)), "{permit:?}");
         }
         assert_eq!(strategy.limiter.waiting(), 3);
+        let responses = strategy.limiter.snapshot().request_count;
         strategy.record_success(first);
         assert_eq!(strategy.limiter.waiting(), 2);
+        assert_eq!(
+            strategy.limiter.snapshot().request_count,
+            responses + 1,
+            "a success reported from the line still counts as a response"
+        );
         let _ = strategy.refresh_retry_token(second, &throttled);
         assert_eq!(strategy.limiter.waiting(), 1);
         // The last one keeps asking until it is served, then leaves.

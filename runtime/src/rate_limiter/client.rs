@@ -401,6 +401,17 @@ impl ClientRateLimiter {
         self.full_response_update(now, is_throttle, sent_at);
     }
 
+    /// A success at `now` written down the cheapest way (one store, most
+    /// of the time; see `response_log`), if that way is open: this
+    /// thread has its lane and the lane's shard has room. False if not,
+    /// with nothing recorded: then [`on_response`](Self::on_response) is
+    /// the way. No call on its path, so that a caller's free path stays a
+    /// leaf, its slow paths tail calls.
+    #[inline(always)]
+    pub(crate) fn try_record_success_cheaply(&self, now: f64) -> bool {
+        self.responses.record_success_in_own_lane(now)
+    }
+
     /// Sends cost a token from now on. The flag's line is read by every
     /// send, so it is written once, not on every throttle.
     #[inline]

@@ -123,6 +123,16 @@ pub(crate) fn this_threads_lane() -> Option<usize> {
     take_a_lane()
 }
 
+/// This thread's lane if it has one already: `None` too for a thread that
+/// never asked (unlike [`this_threads_lane`], never takes one). No call, so
+/// a caller's free path can stay free of them.
+#[cfg(not(loom))]
+#[inline]
+pub(crate) fn this_threads_lane_if_taken() -> Option<usize> {
+    let cached = CACHED.with(Cell::get);
+    (cached < OWNED).then_some(cached)
+}
+
 /// A thread's first ask: take a lane (or none) and remember which. Out of
 /// line, so that the asks after it stay a load and a compare.
 #[cfg(not(loom))]
@@ -138,6 +148,12 @@ fn take_a_lane() -> Option<usize> {
 /// borrows.
 #[cfg(loom)]
 pub(crate) fn this_threads_lane() -> Option<usize> {
+    None
+}
+
+/// Under loom no thread has a lane.
+#[cfg(loom)]
+pub(crate) fn this_threads_lane_if_taken() -> Option<usize> {
     None
 }
 

@@ -59,7 +59,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
 
-use super::lane::{BORROWED, OWNED, this_threads_lane};
+use super::lane::{BORROWED, OWNED, this_threads_lane, this_threads_lane_if_taken};
 
 /// Shards per log: one per lane, then the borrowed ones.
 pub(crate) const SHARDS: usize = OWNED + BORROWED;
@@ -383,6 +383,18 @@ impl ResponseLog {
             Some(lane) => self.record_in_lane(lane, now, is_throttle),
             None => self.record_borrowing(now, is_throttle),
         }
+    }
+
+    /// Records a success at `now` in this thread's lane, if it has one
+    /// and there is room: the cheapest record, with no call on its way
+    /// (the lane is not taken here, nor a shard borrowed). False if that
+    /// is not enough: nothing was recorded, and [`record`](Self::record)
+    /// (or the lock) is the way.
+    #[inline(always)]
+    pub(crate) fn record_success_in_own_lane(&self, now: f64) -> bool {
+        Self::takes(now)
+            && this_threads_lane_if_taken()
+                .is_some_and(|lane| self.shards[lane].record(Entry::encode(now, false), false))
     }
 
     /// Records in shard `lane`, whose only writer the caller is.
