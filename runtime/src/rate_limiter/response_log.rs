@@ -394,7 +394,7 @@ impl ResponseLog {
     pub(crate) fn record_success_in_own_lane(&self, now: f64) -> bool {
         Self::takes(now)
             && this_threads_lane_if_taken()
-                .is_some_and(|lane| self.shards[lane].record(Entry::encode(now, false), false))
+                .is_some_and(|lane| self.record_in_lane(lane, now, false))
     }
 
     /// Records in shard `lane`, whose only writer the caller is.
