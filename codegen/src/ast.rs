@@ -348,8 +348,10 @@ fn build(origin: &str, raw: IndexMap<String, RawShape>) -> Result<Model, Codegen
         );
     }
     let model = Model { shapes };
+    crate::identifiers::check(origin, &model)?;
     check_references(origin, &model, &raw)?;
     check_error_traits(origin, &model)?;
+    crate::traits::check(origin, &model)?;
     Ok(model)
 }
 

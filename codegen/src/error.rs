@@ -96,6 +96,34 @@ pub enum ErrorKind {
         /// What is wrong.
         message: String,
     },
+    /// A shape ID, member name or `rename` value that breaks Smithy's
+    /// identifier grammar (`_*[A-Za-z][A-Za-z0-9_]*`, namespaces of such
+    /// identifiers joined by `.`).
+    #[error("shape `{shape}` at {pointer}: {name:?} is not a Smithy {what}")]
+    InvalidName {
+        /// The shape holding the name (as written in the model).
+        shape: String,
+        /// The JSON pointer of the name.
+        pointer: String,
+        /// The offending name.
+        name: String,
+        /// What the name should be: "shape ID", "member name", "identifier".
+        what: &'static str,
+    },
+    /// A trait whose value has the wrong JSON type or is out of range.
+    #[error("shape `{shape}` at {pointer}: `{trait_id}` is {value}, expected {expected}")]
+    InvalidTrait {
+        /// The shape (or member, `Shape$member`) carrying the trait.
+        shape: String,
+        /// The JSON pointer of the trait value.
+        pointer: String,
+        /// The trait's shape ID.
+        trait_id: String,
+        /// The value found, as JSON (cut after 80 characters).
+        value: String,
+        /// What the trait takes.
+        expected: String,
+    },
     /// A reference to a shape the model does not define.
     #[error("shape `{shape}` at {pointer}: refers to `{target}`, which the model does not define")]
     MissingShape {

@@ -96,6 +96,7 @@ mod docs;
 mod emit;
 mod error;
 mod generator;
+mod identifiers;
 mod names;
 mod plugin;
 mod service;

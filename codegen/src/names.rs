@@ -2,6 +2,8 @@
 //! when it is not a Rust identifier), members and operations become
 //! snake_case, enum members UpperCamelCase; keywords are escaped.
 
+use std::collections::HashSet;
+
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
 /// Keywords that `r#` can escape (strict and reserved, all editions).
@@ -27,6 +29,25 @@ pub(crate) fn type_name(shape_name: &str) -> String {
 /// (`type` → `r#type`).
 pub(crate) fn field_name(member: &str) -> String {
     escape(identifier(&member.to_snake_case()))
+}
+
+/// The field names of a structure's members, in order: each member's
+/// [`field_name`], and where two members meet on one name (`fooBar` and
+/// `foo_bar`, `self` and `Self`) or a member takes a name in `reserved`,
+/// the later member gets the first free `name2`, `name3`, ....
+pub(crate) fn field_names<'a>(
+    members: impl IntoIterator<Item = &'a str>,
+    reserved: &[&str],
+) -> Vec<String> {
+    let mut taken: HashSet<String> = reserved.iter().map(|&r| r.to_owned()).collect();
+    members
+        .into_iter()
+        .map(|member| {
+            let name = fresh(&field_name(member), |n| taken.contains(unraw(n)));
+            taken.insert(unraw(&name).to_owned());
+            name
+        })
+        .collect()
 }
 
 /// The module name of an operation: its snake_case, keywords escaped.
@@ -125,6 +146,24 @@ mod tests {
         assert_eq!(variant_name("1.0"), "_10");
         assert_eq!(variant_name("-"), "Value");
         assert_eq!(variant_name("self"), "Self_");
+    }
+
+    #[test]
+    fn members_meeting_on_one_field_name_are_numbered_in_order() {
+        let fields = field_names(
+            ["fooBar", "foo_bar", "message", "Message", "self", "Self"],
+            &[],
+        );
+        assert_eq!(
+            fields,
+            [
+                "foo_bar", "foo_bar2", "message", "message2", "self_", "self_2"
+            ]
+        );
+        assert_eq!(
+            field_names(["meta", "type"], &["meta"]),
+            ["meta2", "r#type"]
+        );
     }
 
     #[test]

@@ -6,17 +6,18 @@ use std::collections::HashMap;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use super::{Emitter, code, ident};
+use super::{Emitter, code, doc_attrs, ident};
 use crate::ast::Shape;
-use crate::names::{field_name, fresh, unraw};
+use crate::names::fresh;
 
 impl Emitter<'_, '_> {
     /// The service-wide `Error`.
     pub(super) fn service_error(&self) -> TokenStream {
         let view = self.view;
         let docs = format!(
-            " Every error the {} service declares, and `Unhandled` for the others.",
-            unraw(view.service.name())
+            "Every error the {} service declares, and {} for the others.",
+            code(view.service.name()),
+            code("Unhandled")
         );
         let name = ident("Error");
         self.error_enum(&name, &docs, &view.errors, &quote!(self::))
@@ -33,9 +34,12 @@ impl Emitter<'_, '_> {
             let readonly = op.shape.has_trait("smithy.api#readonly");
             let idempotent = op.shape.has_trait("smithy.api#idempotent");
             let enum_docs = format!(
-                " The errors {op_name} declares (and the service's), and `Unhandled` for the others."
+                "The errors {} declares (and the service's), and {} for the others.",
+                code(op_name),
+                code("Unhandled")
             );
-            let error_enum = self.error_enum(&name, &enum_docs, &op.errors, &quote!(super::super::));
+            let error_enum =
+                self.error_enum(&name, &enum_docs, &op.errors, &quote!(super::super::));
             let variants = self.variant_names(&op.errors);
             let service_variants = self.variant_names(&view.errors);
             let arms = op.errors.iter().map(|error| {
@@ -76,7 +80,7 @@ impl Emitter<'_, '_> {
     fn variant_names(&self, errors: &[&Shape]) -> HashMap<String, String> {
         let mut names: HashMap<String, String> = errors
             .iter()
-            .map(|e| (e.id.clone(), unraw(self.view.rust_name(e)).to_owned()))
+            .map(|e| (e.id.clone(), self.view.rust_name(e).to_owned()))
             .collect();
         let unhandled = fresh("Unhandled", |n| names.values().any(|v| v == n));
         names.insert("\0unhandled".to_owned(), unhandled);
@@ -101,10 +105,9 @@ impl Emitter<'_, '_> {
             .iter()
             .map(|e| ident(self.view.rust_name(e)))
             .collect();
-        let variant_docs = errors.iter().map(|e| {
-            let text = format!(" The `{}` error.", e.name());
-            quote!(#[doc = #text])
-        });
+        let variant_docs = errors
+            .iter()
+            .map(|e| doc_attrs(None, format!("The {} error.", code(e.name()))));
         let arms = self.code_arms(errors, &idents, &types, root);
         let fallback = quote! {
             Self::#unhandled(#root Unhandled {
@@ -124,9 +127,20 @@ impl Emitter<'_, '_> {
                 }
             }
         };
-        let unhandled_link = format!(" [`{unhandled}`](Self::{unhandled})");
+        let docs = doc_attrs(None, docs.to_owned());
+        let from_code_docs = doc_attrs(
+            None,
+            format!(
+                "The error a response's error code stands for: a modeled error (its message \
+                 member set to <code>message</code>), or {} with the code, message and status. \
+                 The code may come in the forms protocols send: <code>Name</code>, \
+                 <code>namespace#Name</code>, <code>Name:http://...</code>, and the \
+                 <code>awsQueryError</code> code.",
+                code(&unhandled.to_string())
+            ),
+        );
         quote! {
-            #[doc = #docs]
+            #docs
             ///
             /// Every variant classifies as the error it holds (`RetryInfo` and
             /// `ErrorInfo` delegate to it).
@@ -144,12 +158,7 @@ impl Emitter<'_, '_> {
             }
 
             impl #name {
-                /// The error a response's error code stands for: a modeled error
-                /// (its message member set to `message`), or
-                #[doc = #unhandled_link]
-                /// with the code, message and status. The code may come in the
-                /// forms protocols send: `Name`, `namespace#Name`,
-                /// `Name:http://...`, and the `awsQueryError` code.
+                #from_code_docs
                 pub fn from_code(
                     code: &str,
                     message: ::std::option::Option<::std::string::String>,
@@ -205,7 +214,7 @@ impl Emitter<'_, '_> {
             let patterns = &codes[index];
             let construct = match self.message_member(error) {
                 Some(member) => {
-                    let field = ident(&field_name(&member.name));
+                    let field = super::field_ident(error, member);
                     let value = if super::is_required(member) {
                         quote!(#field: message.unwrap_or_default())
                     } else if field == "message" {

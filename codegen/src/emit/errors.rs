@@ -7,7 +7,7 @@ use quote::quote;
 
 use super::{Emitter, Here, code, ident};
 use crate::ast::{Member, Shape, ShapeType};
-use crate::names::{field_name, unraw};
+use crate::names::unraw;
 use crate::traits::{Because, ErrorAttributes, Fault, Retryable};
 
 impl Emitter<'_, '_> {
@@ -53,7 +53,7 @@ impl Emitter<'_, '_> {
             Retryable::Yes => quote!(#[retryable]),
             Retryable::Throttling => quote!(#[retryable(throttling = true)]),
         });
-        let error_code = attrs.code.as_ref().map(|c| quote!(#[error_code(#c)]));
+        let error_code = &attrs.code;
         let retry_after = self.retry_after_member(shape).map(|m| m.name.clone());
         let fields = self.fields(shape, Here::TypesError, |member| {
             if retry_after.as_deref() == Some(member.name.as_str()) {
@@ -72,7 +72,7 @@ impl Emitter<'_, '_> {
             #fault
             #status
             #retryable
-            #error_code
+            #[error_code(#error_code)]
             pub struct #name {
                 #fields
             }
@@ -128,7 +128,7 @@ impl Emitter<'_, '_> {
         let Some(message) = self.message_member(shape) else {
             return quote!(f.write_str(#name));
         };
-        let field = ident(&field_name(&message.name));
+        let field = super::field_ident(shape, message);
         // The name is an identifier: no braces to escape in the format.
         let format = format!("{name}: {{}}");
         if super::is_required(message) {
@@ -144,16 +144,61 @@ impl Emitter<'_, '_> {
     }
 
     /// `Unhandled`: an error whose code the model does not describe,
-    /// classified by the AWS rules for unmodeled errors.
+    /// classified by the AWS rules for unmodeled errors when they apply.
     pub(super) fn unhandled(&self) -> TokenStream {
         let krate = &self.krate;
+        let (docs, retry_info) = if self.aws_rules {
+            (
+                quote! {
+                    /// A throttling error code (`ThrottlingException`, ...) makes it a
+                    /// retryable throttle and a transient one (`RequestTimeout`, ...)
+                    /// retryable, by the AWS SDKs' rules, as for the modeled errors; any
+                    /// other is `Maybe` retryable, its fault following the status, so a
+                    /// retry strategy classifies it by the AWS rules for unmodeled errors
+                    /// (transient statuses).
+                },
+                quote! {
+                    impl #krate::RetryInfo for Unhandled {
+                        fn retry_safety(&self) -> #krate::RetrySafety {
+                            match self.code.as_deref() {
+                                ::std::option::Option::Some(code)
+                                    if #krate::classify::is_throttling_error_code(code)
+                                        || #krate::classify::is_transient_error_code(code) =>
+                                {
+                                    #krate::RetrySafety::Yes
+                                }
+                                _ => #krate::RetrySafety::Maybe,
+                            }
+                        }
+
+                        fn is_throttle(&self) -> bool {
+                            self.code
+                                .as_deref()
+                                .is_some_and(#krate::classify::is_throttling_error_code)
+                        }
+                    }
+                },
+            )
+        } else {
+            (
+                quote! {
+                    /// Its retry safety is `Maybe` and its fault follows the status, so a
+                    /// retry strategy classifies it by its rules for unmodeled errors.
+                },
+                quote! {
+                    impl #krate::RetryInfo for Unhandled {
+                        fn retry_safety(&self) -> #krate::RetrySafety {
+                            #krate::RetrySafety::Maybe
+                        }
+                    }
+                },
+            )
+        };
         quote! {
             /// An error the model does not describe: its code, message and HTTP
             /// status as received.
             ///
-            /// Its retry safety is `Maybe` and its fault follows the status, so a
-            /// retry strategy classifies it by the AWS rules for unmodeled errors
-            /// (throttling and transient error codes, transient statuses).
+            #docs
             #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::default::Default)]
             pub struct Unhandled {
                 /// The error code, without the `namespace#` prefix or `:...` suffix.
@@ -179,11 +224,7 @@ impl Emitter<'_, '_> {
 
             impl ::std::error::Error for Unhandled {}
 
-            impl #krate::RetryInfo for Unhandled {
-                fn retry_safety(&self) -> #krate::RetrySafety {
-                    #krate::RetrySafety::Maybe
-                }
-            }
+            #retry_info
 
             impl #krate::ErrorInfo for Unhandled {
                 fn fault(&self) -> #krate::ErrorFault {

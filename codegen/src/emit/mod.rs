@@ -216,8 +216,8 @@ impl<'v, 'm> Emitter<'v, 'm> {
         here: Here,
         extra: impl Fn(&Member) -> TokenStream,
     ) -> TokenStream {
-        let fields = shape.members.iter().map(|member| {
-            let name = ident(&crate::names::field_name(&member.name));
+        let names = field_idents(shape);
+        let fields = shape.members.iter().zip(names).map(|(member, name)| {
             let ty = self.field_type(shape, member, here);
             let docs = member_docs(member);
             let extra = extra(member);
@@ -239,14 +239,17 @@ impl<'v, 'm> Emitter<'v, 'm> {
         if !shape.members.iter().any(required_timestamp) {
             return (quote!(::std::default::Default,), TokenStream::new());
         }
-        let values = shape.members.iter().map(|m| {
-            let field = ident(&crate::names::field_name(&m.name));
-            if required_timestamp(m) {
-                quote!(#field: ::std::time::SystemTime::UNIX_EPOCH)
-            } else {
-                quote!(#field: ::std::default::Default::default())
-            }
-        });
+        let values = shape
+            .members
+            .iter()
+            .zip(field_idents(shape))
+            .map(|(m, field)| {
+                if required_timestamp(m) {
+                    quote!(#field: ::std::time::SystemTime::UNIX_EPOCH)
+                } else {
+                    quote!(#field: ::std::default::Default::default())
+                }
+            });
         let body = quote! {
             impl ::std::default::Default for #name {
                 /// Every member's default; required timestamps are the Unix epoch.
@@ -257,6 +260,26 @@ impl<'v, 'm> Emitter<'v, 'm> {
         };
         (TokenStream::new(), body)
     }
+}
+
+/// The field of each member of `shape`, in order
+/// ([`field_names`](crate::names::field_names)).
+fn field_idents(shape: &Shape) -> Vec<Ident> {
+    let members = shape.members.iter().map(|m| m.name.as_str());
+    crate::names::field_names(members, &[])
+        .iter()
+        .map(|name| ident(name))
+        .collect()
+}
+
+/// The field of member `member` of `shape`.
+fn field_ident(shape: &Shape, member: &Member) -> Ident {
+    let index = shape
+        .members
+        .iter()
+        .position(|m| m.name == member.name)
+        .unwrap_or_default();
+    field_idents(shape).swap_remove(index)
 }
 
 fn is_required(member: &Member) -> bool {
