@@ -146,6 +146,7 @@ impl Emitter<'_, '_> {
             /// `ErrorInfo` delegate to it).
             #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, #krate::RetryInfo)]
             #krate_attr
+            #[allow(non_camel_case_types)]
             pub enum #name {
                 #(
                     #variant_docs
