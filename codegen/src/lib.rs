@@ -6,7 +6,9 @@
 //! Three ways to run it:
 //!
 //! - the CLI: `rebound-codegen MODEL.json [-o OUT.rs] [--service SHAPE_ID]
-//!   [--crate-path PATH] [--no-aws-rules]`;
+//!   [--crate-path PATH] [--no-aws-rules]` (standard output without `-o` or
+//!   with `-o -`; [`write_output`] says how a file, a link or a device is
+//!   written);
 //! - a smithy-build `run` plugin: `"run::rebound": {"command":
 //!   ["rebound-codegen"]}` (the model on standard input, one
 //!   `<sdk id>.rs` per service written under `SMITHY_PLUGIN_DIR`);
@@ -103,5 +105,5 @@ mod service;
 mod traits;
 
 pub use error::{CodegenError, ErrorKind};
-pub use generator::{GeneratedService, Generator, write_atomically};
+pub use generator::{GeneratedService, Generator, write_output};
 pub use plugin::{PluginEnv, run_plugin};

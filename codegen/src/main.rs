@@ -1,11 +1,11 @@
 //! `rebound-codegen`: Smithy JSON AST in, Rust error types out.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use rebound_codegen::{Generator, PluginEnv, run_plugin, write_atomically};
+use rebound_codegen::{Generator, PluginEnv, run_plugin, write_output};
 
 /// Generates Rust error types carrying their retry behaviour
 /// (`#[derive(rebound::RetryInfo)]`) from a Smithy JSON AST model.
@@ -18,7 +18,9 @@ use rebound_codegen::{Generator, PluginEnv, run_plugin, write_atomically};
 struct Args {
     /// The model: a Smithy JSON AST file (`smithy ast`, `smithy build`).
     model: Option<PathBuf>,
-    /// Write here instead of standard output.
+    /// Write here instead of standard output (`-`: standard output). A
+    /// regular file is replaced atomically, a symbolic link followed, a
+    /// device or FIFO written through.
     #[arg(short, long, value_name = "OUT.rs")]
     output: Option<PathBuf>,
     /// The service to generate when the model holds several.
@@ -73,11 +75,15 @@ fn run(args: &Args) -> Result<(), String> {
     };
     let source = generator.generate().map_err(|e| e.to_string())?;
     match &args.output {
-        Some(path) => write_atomically(path, &source)
-            .map_err(|e| format!("cannot write {}: {e}", path.display())),
-        None => {
-            print!("{source}");
-            Ok(())
+        Some(path) if path.as_os_str() != "-" => {
+            write_output(path, &source).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        _ => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(source.as_bytes())
+                .and_then(|()| stdout.flush())
+                .map_err(|e| format!("cannot write to standard output: {e}"))
         }
     }
 }

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::error::{CodegenError, ErrorKind};
-use crate::generator::{Generator, write_atomically};
+use crate::generator::{Generator, write_output};
 
 /// What smithy-build tells a `run` plugin.
 ///
@@ -82,7 +82,7 @@ pub fn run_plugin(
         .into_iter()
         .map(|file| {
             let path = env.plugin_dir.join(&file.file_name);
-            write_atomically(&path, &file.source)
+            write_output(&path, &file.source)
                 .map_err(|source| write_error(path.clone(), source))?;
             Ok(path)
         })
