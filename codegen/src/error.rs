@@ -1,7 +1,7 @@
 //! What can go wrong, each naming the model (file or `<stdin>`) and, where
 //! there is one, the shape ID and the JSON location of the offending value.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::io;
 use std::path::PathBuf;
 
@@ -46,8 +46,18 @@ impl CodegenError {
 }
 
 impl fmt::Display for CodegenError {
+    /// One line: control characters a model put in a name (a newline, say)
+    /// are written escaped (`\n`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.origin, self.kind)
+        let text = format!("{}: {}", self.origin, self.kind);
+        for c in text.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                f.write_char(c)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -123,22 +123,29 @@ impl<'m> ServiceView<'m> {
         let mut resources: Vec<&String> = service.resources.iter().collect();
         operation_ids.extend(service.operations.iter().cloned());
         let mut seen_resources = HashSet::new();
+        let mut owners: HashMap<&str, &Shape> = HashMap::new();
+        owners.extend(service.operations.iter().map(|id| (id.as_str(), service)));
         while let Some(resource) = resources.pop() {
             if !seen_resources.insert(resource) {
                 continue;
             }
-            let shape = view.shape(resource);
+            let owner = owners.get(resource.as_str()).copied().unwrap_or(service);
+            let shape = view.typed(origin, owner, resource, ShapeType::Resource)?;
+            for id in &shape.operations {
+                owners.entry(id).or_insert(shape);
+            }
+            for id in &shape.resources {
+                owners.entry(id).or_insert(shape);
+            }
             operation_ids.extend(shape.operations.iter().cloned());
             resources.extend(shape.resources.iter());
         }
 
         // Errors, checked to be error structures.
         let error_of = |owner: &Shape, index: usize, id: &str| -> Result<&'m Shape, CodegenError> {
-            let shape = view.shape(id);
-            if shape.has_trait("smithy.api#error") {
-                Ok(shape)
-            } else {
-                Err(fail(ErrorKind::NotAnError {
+            match model.shapes.get(id) {
+                Some(shape) if shape.has_trait("smithy.api#error") => Ok(shape),
+                _ => Err(fail(ErrorKind::NotAnError {
                     shape: owner.id.clone(),
                     pointer: pointer(&[
                         "shapes",
@@ -148,7 +155,7 @@ impl<'m> ServiceView<'m> {
                         "target",
                     ]),
                     target: id.to_owned(),
-                }))
+                })),
             }
         };
         let service_errors = service
@@ -160,7 +167,8 @@ impl<'m> ServiceView<'m> {
         let mut all_errors: IndexMap<&str, &'m Shape> = IndexMap::new();
         let mut operations = Vec::new();
         for id in &operation_ids {
-            let shape = view.shape(id);
+            let owner = owners.get(id.as_str()).copied().unwrap_or(service);
+            let shape = view.typed(origin, owner, id, ShapeType::Operation)?;
             let mut errors = shape
                 .errors
                 .iter()
@@ -231,6 +239,38 @@ impl<'m> ServiceView<'m> {
     /// A shape of the model; references were checked when it was read.
     pub(crate) fn shape(&self, id: &str) -> &'m Shape {
         &self.model.shapes[id]
+    }
+
+    /// Shape `id`, which `owner` refers to as a `expected`: an error naming
+    /// both when it is a shape of another type or of the prelude.
+    fn typed(
+        &self,
+        origin: &str,
+        owner: &Shape,
+        id: &str,
+        expected: ShapeType,
+    ) -> Result<&'m Shape, CodegenError> {
+        match self.model.shapes.get(id) {
+            Some(shape) if shape.shape_type == expected => Ok(shape),
+            found => {
+                let found = found.map_or_else(
+                    || "a shape of the prelude".to_owned(),
+                    |s| format!("{} {}", article(s.shape_type.name()), s.shape_type.name()),
+                );
+                Err(CodegenError::new(
+                    origin,
+                    ErrorKind::InvalidShape {
+                        shape: owner.id.clone(),
+                        pointer: pointer(&["shapes", &owner.id]),
+                        message: format!(
+                            "refers to `{id}` as {} {}, but it is {found}",
+                            article(expected.name()),
+                            expected.name()
+                        ),
+                    },
+                ))
+            }
+        }
     }
 
     /// The type of `id`, for the model's shapes and the prelude's.
@@ -407,6 +447,15 @@ impl<'m> ServiceView<'m> {
                 }
             }
         }
+    }
+}
+
+/// "a" or "an" before `word`.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
     }
 }
 
