@@ -125,6 +125,7 @@ pub use rebound_runtime::*;
 /// | attribute (on a field) | effect |
 /// |---|---|
 /// | `#[retry_after]` | `retry_after()` reads the field |
+/// | `#[error_metadata]` | the field is the response's [`ErrorMetadata`]: `http_status()` is its status when it has one |
 ///
 /// The mapping is Smithy's, exactly:
 ///
@@ -294,6 +295,29 @@ pub use rebound_runtime::*;
 /// assert_eq!(Throttled::Header(Some("2".into())).retry_after(), Some(Duration::from_secs(2)));
 /// assert_eq!(Throttled::Header(Some("soon".into())).retry_after(), None); // unparsable: no hint
 /// assert_eq!(Throttled::Silent.retry_after(), None);
+/// ```
+///
+/// # `#[error_metadata]`
+///
+/// On one field of type [`ErrorMetadata`]: what the response said about the
+/// error. `http_status()` is then the status the response carried, when the
+/// metadata has one, and the declared (or Smithy's default) status
+/// otherwise, so the AWS rules see the status that came back. Generated
+/// errors (`rebound-codegen`) carry such a field.
+///
+/// ```
+/// use rebound::{ErrorInfo, ErrorMetadata, RetryInfo};
+///
+/// #[derive(Debug, Default, RetryInfo)]
+/// #[error_fault(server)]
+/// struct InternalError {
+///     #[error_metadata]
+///     meta: ErrorMetadata,
+/// }
+///
+/// assert_eq!(InternalError::default().http_status(), Some(500));
+/// let received = InternalError { meta: ErrorMetadata::new().with_http_status(503) };
+/// assert_eq!(received.http_status(), Some(503));
 /// ```
 ///
 /// # `#[retry_info(transparent)]`

@@ -16,7 +16,7 @@
 #       JOBS=2    generations at a time;  SEQ=0 skips the sequential run;  GEN=0 reuses OUT_DIR/src
 #       CHECK=0   skips cargo check;  CLIPPY=1 adds clippy;  CHUNK=N checks N modules per crate
 # Run it niced on a shared machine: nice -n 10 codegen/scripts/aws-models.sh ~/aws-models /tmp/aws-out
-set -euo pipefail
+set -eu  # no pipefail: `sort | head` pipelines end early
 
 models=$(realpath "${1:?usage: $0 MODELS_DIR OUT_DIR}")
 out=$(realpath -m "${2:?usage: $0 MODELS_DIR OUT_DIR}")
@@ -28,11 +28,11 @@ secs() { echo "$1 $2" | awk '{printf "%.1f", $2 - $1}'; }
 
 # One model -> OUT/src/<name>.rs; prints "name exit seconds peak_rss_kb model_bytes rs_bytes first-stderr-line".
 gen() {
-  local name code=0; name=$(basename "$1" .json | tr -c '[:alnum:]\n' _ | tr '[:upper:]' '[:lower:]')
-  /usr/bin/time -f '%e %M' -o "$out/log/$name.time" "$CODEGEN" "$1" -o "$out/src/$name.rs" 2>"$out/log/$name.err" || code=$?
-  [[ $code == 0 ]] || rm -f "$out/src/$name.rs"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$code" "$(tail -1 "$out/log/$name.time" | tr ' ' '\t')" \
-    "$(stat -c %s "$1")" "$(stat -c %s "$out/src/$name.rs" 2>/dev/null || echo 0)" "$(head -1 "$out/log/$name.err")"
+  local name=${1##*/} code=0 t err=""; name=${name%.json}; name=${name//[^[:alnum:]]/_}; name=${name,,}
+  /usr/bin/time -f '%e\t%M' -o "$out/log/$name.time" "$CODEGEN" "$1" -o "$out/src/$name.rs" 2>"$out/log/$name.err" || code=$?
+  [[ $code == 0 ]] || { rm -f "$out/src/$name.rs"; read -r err < "$out/log/$name.err" || true; }
+  t=$(< "$out/log/$name.time"); printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$code" "${t##*$'\n'}" "$(stat -c %s "$1")" \
+    "$(stat -c %s "$out/src/$name.rs" 2>/dev/null || echo 0)" "$err"
 }
 export -f gen; export CODEGEN out
 

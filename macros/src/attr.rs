@@ -78,6 +78,7 @@ pub(crate) struct Attrs {
     pub(crate) http_error: Option<SpannedValue<u16>>,
     pub(crate) error_code: Option<LitStr>,
     pub(crate) retry_after: Option<Span>,
+    pub(crate) error_metadata: Option<Span>,
     pub(crate) transparent: Option<Span>,
     pub(crate) krate: Option<SpannedValue<syn::Path>>,
 }
@@ -115,6 +116,11 @@ impl Attrs {
                 "retry_after" => {
                     if let Some(()) = errors.handle(parse_word(&attr.meta, "retry_after")) {
                         set_once(&mut parsed.retry_after, attr.path().span(), attr, errors);
+                    }
+                }
+                "error_metadata" => {
+                    if let Some(()) = errors.handle(parse_word(&attr.meta, "error_metadata")) {
+                        set_once(&mut parsed.error_metadata, attr.path().span(), attr, errors);
                     }
                 }
                 "retry_info" => parse_retry_info(attr, &mut parsed, errors),

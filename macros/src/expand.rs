@@ -3,8 +3,9 @@
 //! `#[retry_after]` field, or a call into the wrapped error (transparent).
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
+use syn::spanned::Spanned;
 use syn::{DeriveInput, Member, Path, WhereClause, parse_quote};
 
 use crate::ast::{Input, Shape, Variant};
@@ -63,6 +64,9 @@ struct Static<'a> {
     /// The hint field and its type (named in the generated read, so that a
     /// type error is reported at the field's type).
     hint: Option<(&'a Member, &'a syn::Type)>,
+    /// The `#[error_metadata]` field and its type (a type error is reported
+    /// at the type): its status comes before the modeled one.
+    metadata: Option<(&'a Member, &'a syn::Type)>,
 }
 
 impl<'a> Answer<'a> {
@@ -85,21 +89,32 @@ impl<'a> Answer<'a> {
             .iter()
             .find(|f| f.attrs.retry_after.is_some())
             .map(|f| (&f.member, f.ty));
+        let metadata = variant
+            .fields
+            .iter()
+            .find(|f| f.attrs.error_metadata.is_some())
+            .map(|f| (&f.member, f.ty));
         Answer::Static(Static {
             class: Declared::merge(own, defaults).classify(),
             code,
             hint,
+            metadata,
         })
     }
 
-    /// The field a method reads for this variant: the wrapped error for every
-    /// method of a transparent variant, the hint only for `retry_after`.
-    fn field(&self, reads_hint: bool) -> Option<&'a Member> {
+    /// The field method `method` reads for this variant: the wrapped error
+    /// for every method of a transparent variant, the hint for
+    /// `retry_after`, the metadata for `http_status`.
+    fn field(&self, method: &str) -> Option<&'a Member> {
         match *self {
             Answer::Transparent(member, _) => Some(member),
-            Answer::Static(Static { hint, .. }) => {
-                hint.map(|(member, _)| member).filter(|_| reads_hint)
+            Answer::Static(Static { hint, .. }) if method == "retry_after" => {
+                hint.map(|(member, _)| member)
             }
+            Answer::Static(Static { metadata, .. }) if method == "http_status" => {
+                metadata.map(|(member, _)| member)
+            }
+            Answer::Static(_) => None,
         }
     }
 }
@@ -116,7 +131,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
         .map(|v| (v, Answer::of(input, v)))
         .collect();
     let method = |ret: TokenStream, name: &str, delegate: &TokenStream, body: Body<'_>| {
-        let reads_hint = name == "retry_after";
+        let method = name;
         let name = syn::Ident::new(name, Span::call_site());
         let value = |answer: &Answer<'_>, field: &TokenStream| match answer {
             // At the field's type: a wrapped error without the trait is
@@ -127,7 +142,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
         let block = match &input.shape {
             Shape::Struct(_) => {
                 let (_, answer) = &answers[0];
-                let field = answer.field(reads_hint).map(|m| quote!(&self.#m));
+                let field = answer.field(method).map(|m| quote!(&self.#m));
                 value(answer, &field.unwrap_or_default())
             }
             Shape::Enum(_) if answers.is_empty() => quote!(match *self {}),
@@ -135,7 +150,7 @@ fn expand(input: &Input<'_>) -> TokenStream {
                 let arms = answers.iter().map(|(variant, answer)| {
                     let ident = variant.ident;
                     let binding = quote!(__field);
-                    let pattern = match answer.field(reads_hint) {
+                    let pattern = match answer.field(method) {
                         Some(member) => quote!(Self::#ident { #member: #binding, .. }),
                         None => quote!(Self::#ident { .. }),
                     };
@@ -195,9 +210,19 @@ fn expand(input: &Input<'_>) -> TokenStream {
             quote!(::core::option::Option<u16>),
             "http_status",
             &error_info,
-            &|a, _| match a.class.status {
-                Some(status) => quote!(::core::option::Option::Some(#status)),
-                None => quote!(::core::option::Option::None),
+            &|a, field| {
+                let modeled = match a.class.status {
+                    Some(status) => quote!(::core::option::Option::Some(#status)),
+                    None => quote!(::core::option::Option::None),
+                };
+                match a.metadata {
+                    Some((_, ty)) => {
+                        let read =
+                            quote_spanned!(ty.span()=> #krate::ErrorMetadata::http_status(#field));
+                        quote!(#read.or(#modeled))
+                    }
+                    None => modeled,
+                }
             },
         ),
         method(

@@ -34,6 +34,7 @@ use syn::{DeriveInput, parse_macro_input};
         http_error,
         error_code,
         retry_after,
+        error_metadata,
         retry_info
     )
 )]

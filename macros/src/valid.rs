@@ -28,6 +28,9 @@ pub(crate) fn validate(input: &Input<'_>, errors: &mut Accumulator) {
     }
 }
 
+const ON_METADATA_FIELD: &str =
+    "`#[error_metadata]` goes on a field that holds the response's `ErrorMetadata`";
+
 fn error(span: Span, message: impl std::fmt::Display) -> darling::Error {
     darling::Error::custom(message).with_span(&span)
 }
@@ -39,6 +42,9 @@ fn check_type_attrs(input: &Input<'_>, errors: &mut Accumulator) {
             span,
             "`#[retry_after]` goes on a field that holds the hint",
         ));
+    }
+    if let Some(span) = attrs.error_metadata {
+        errors.push(error(span, ON_METADATA_FIELD));
     }
     if let (Shape::Enum(_), Some(code)) = (&input.shape, &attrs.error_code) {
         errors.push(error(
@@ -71,10 +77,14 @@ fn check_variant_placement(attrs: &Attrs, errors: &mut Accumulator) {
             "`#[retry_after]` goes on a field that holds the hint",
         ));
     }
+    if let Some(span) = attrs.error_metadata {
+        errors.push(error(span, ON_METADATA_FIELD));
+    }
 }
 
 fn check_fields(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulator) {
     let mut hint_field: Option<&Field<'_>> = None;
+    let mut metadata_field: Option<&Field<'_>> = None;
     for field in &variant.fields {
         let attrs = &field.attrs;
         let misplaced = attrs
@@ -95,6 +105,26 @@ fn check_fields(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulat
                 span,
                 format!("`#[{name}]` goes on the error type or on a variant, not on a field"),
             ));
+        }
+        if let Some(span) = attrs.error_metadata {
+            if input.is_transparent(variant) {
+                errors.push(error(
+                    span,
+                    "`#[error_metadata]` has no effect on a transparent variant: \
+                     the status comes from the wrapped error's `ErrorInfo::http_status`",
+                ));
+            } else if metadata_field.is_some() {
+                errors.push(error(
+                    span,
+                    format!(
+                        "`#[error_metadata]` is already on another field of `{}`: \
+                         one field holds the response's metadata",
+                        variant.ident
+                    ),
+                ));
+            } else {
+                metadata_field = Some(field);
+            }
         }
         let Some(span) = attrs.retry_after else {
             continue;

@@ -111,8 +111,8 @@ pub use standard::{
 pub use strategy::{RetryKind, RetryStrategy, SendPermit, TokenAcquisitionFailed};
 pub use token::{RetryToken, TokenIssuer};
 pub use vocabulary::{
-    Classified, ErrorFault, ErrorInfo, FailureInfo, RetryAfterValue, RetryInfo, RetrySafety,
-    TransportFailure,
+    Classified, ErrorFault, ErrorInfo, ErrorMetadata, FailureInfo, ProvideErrorMetadata,
+    RetryAfterValue, RetryInfo, RetrySafety, TransportFailure,
 };
 
 /// The reference algorithms' building blocks, public only so that the

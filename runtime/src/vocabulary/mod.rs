@@ -14,9 +14,11 @@
 //! | [`TransportFailure`] | a failure with no response, as an HTTP client reports it |
 //! | [`Classified`] | the answers as plain data, for errors that do not speak the vocabulary |
 //! | [`RetryAfterValue`] | what a `#[retry_after]` field may hold |
+//! | [`ErrorMetadata`], [`ProvideErrorMetadata`] | what a response said about an error besides its members: code, message, request ID, status |
 
 mod classified;
 mod error_info;
+mod error_metadata;
 mod failure;
 mod fault;
 mod io;
@@ -28,6 +30,7 @@ mod transport;
 
 pub use classified::Classified;
 pub use error_info::ErrorInfo;
+pub use error_metadata::{ErrorMetadata, ProvideErrorMetadata};
 pub use failure::FailureInfo;
 pub use fault::ErrorFault;
 pub use retry_after_header::parse_retry_after;

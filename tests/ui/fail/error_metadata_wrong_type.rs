@@ -1,0 +1,10 @@
+use rebound::RetryInfo;
+
+#[derive(Debug, RetryInfo)]
+#[error_fault(server)]
+struct Internal {
+    #[error_metadata]
+    status: u16,
+}
+
+fn main() {}
