@@ -254,12 +254,16 @@ fn expand(input: &Input<'_>) -> TokenStream {
     let retry_where = where_clause(input, &answers, &retry_info);
     let error_where = where_clause(input, &answers, &error_info);
     quote! {
+        // A deprecated field type is reported where the field is declared,
+        // not again in the derived code.
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #retry_info for #ident #ty_generics #retry_where {
             #(#retry_info_methods)*
         }
 
         #[automatically_derived]
+        #[allow(deprecated)]
         impl #impl_generics #error_info for #ident #ty_generics #error_where {
             #(#error_info_methods)*
             #transport_failure

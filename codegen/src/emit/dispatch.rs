@@ -1,14 +1,16 @@
 //! The enums that dispatch on an error code: the service-wide `Error` and
 //! one `operation::<op>::<Op>Error` per operation, each with `from_code`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use heck::ToSnakeCase;
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use super::{Emitter, code, doc_attrs, ident};
+use super::{Emitter, code, deprecated, doc_attrs, ident};
 use crate::ast::Shape;
-use crate::names::fresh;
+use crate::names::{fresh, unraw};
 
 impl Emitter<'_, '_> {
     /// The service-wide `Error`.
@@ -87,8 +89,9 @@ impl Emitter<'_, '_> {
         names
     }
 
-    /// An enum with a variant per error and a catch-all, with `from_code`.
-    /// `root` is the path from the enum's module to the file's top.
+    /// An enum with a variant per error and a catch-all, with `from_code`
+    /// and `from_metadata`. `root` is the path from the enum's module to the
+    /// file's top.
     fn error_enum(
         &self,
         name: &Ident,
@@ -105,37 +108,44 @@ impl Emitter<'_, '_> {
             .iter()
             .map(|e| ident(self.view.rust_name(e)))
             .collect();
-        let variant_docs = errors
-            .iter()
-            .map(|e| doc_attrs(None, format!("The {} error.", code(e.name()))));
+        let variant_docs = errors.iter().map(|e| {
+            let docs = doc_attrs(None, format!("The {} error.", code(e.name())));
+            let deprecated = deprecated(e);
+            quote!(#docs #deprecated)
+        });
         let arms = self.code_arms(errors, &idents, &types, root);
-        let fallback = quote! {
-            Self::#unhandled(#root Unhandled {
-                code: (!code.is_empty()).then(|| ::std::borrow::ToOwned::to_owned(code)),
-                message,
-                http_status,
-            })
-        };
+        let fallback = quote!(Self::#unhandled(#root Unhandled { meta }));
         // No modeled error: no match (clippy's `match_single_binding`).
         let dispatch = if errors.is_empty() {
             fallback
         } else {
             quote! {
-                match code {
+                match code.as_str() {
                     #arms
                     _ => #fallback,
                 }
             }
         };
+        let is_variant = self.is_variant_methods(&idents);
         let docs = doc_attrs(None, docs.to_owned());
         let from_code_docs = doc_attrs(
             None,
             format!(
-                "The error a response's error code stands for: a modeled error (its message \
-                 member set to <code>message</code>), or {} with the code, message and status. \
-                 The code may come in the forms protocols send: <code>Name</code>, \
-                 <code>namespace#Name</code>, <code>Name:http://...</code>, and the \
-                 <code>awsQueryError</code> code.",
+                "The error a response's error code stands for, as {}: the code, message \
+                 and HTTP status as received.",
+                code("from_metadata")
+            ),
+        );
+        let from_metadata_docs = doc_attrs(
+            None,
+            format!(
+                "The error the response's error code stands for: a modeled error (its \
+                 message moved into its message member, if it has one), or {} for a code \
+                 the model does not declare here. The metadata (code, request ID, HTTP \
+                 status, extras) is kept, the code without the forms protocols wrap it in: \
+                 <code>Name</code>, <code>namespace#Name</code>, \
+                 <code>Name:http://...</code> and the <code>awsQueryError</code> code all \
+                 dispatch alike.",
                 code(&unhandled.to_string())
             ),
         );
@@ -146,7 +156,8 @@ impl Emitter<'_, '_> {
             /// `ErrorInfo` delegate to it).
             #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, #krate::RetryInfo)]
             #krate_attr
-            #[allow(non_camel_case_types)]
+            #[allow(non_camel_case_types, deprecated)]
+            #[non_exhaustive]
             pub enum #name {
                 #(
                     #variant_docs
@@ -158,6 +169,7 @@ impl Emitter<'_, '_> {
                 #unhandled(#root Unhandled),
             }
 
+            #[allow(deprecated)]
             impl #name {
                 #from_code_docs
                 pub fn from_code(
@@ -165,11 +177,51 @@ impl Emitter<'_, '_> {
                     message: ::std::option::Option<::std::string::String>,
                     http_status: ::std::option::Option<u16>,
                 ) -> Self {
-                    let code = #root normalize_error_code(code);
+                    let mut meta = #krate::ErrorMetadata::new();
+                    if !code.is_empty() {
+                        meta = meta.with_code(code);
+                    }
+                    if let ::std::option::Option::Some(message) = message {
+                        meta = meta.with_message(message);
+                    }
+                    if let ::std::option::Option::Some(status) = http_status {
+                        meta = meta.with_http_status(status);
+                    }
+                    Self::from_metadata(meta)
+                }
+
+                #from_metadata_docs
+                pub fn from_metadata(meta: #krate::ErrorMetadata) -> Self {
+                    let code = #root normalize_error_code(meta.code().unwrap_or_default()).to_owned();
+                    let meta = if code.is_empty() {
+                        meta
+                    } else {
+                        meta.with_code(::std::clone::Clone::clone(&code))
+                    };
                     #dispatch
+                }
+
+                #is_variant
+            }
+
+            #[allow(deprecated)]
+            impl #krate::ProvideErrorMetadata for #name {
+                fn meta(&self) -> &#krate::ErrorMetadata {
+                    match self {
+                        #(Self::#idents(error) => #krate::ProvideErrorMetadata::meta(error),)*
+                        Self::#unhandled(error) => #krate::ProvideErrorMetadata::meta(error),
+                    }
+                }
+
+                fn message(&self) -> ::std::option::Option<&str> {
+                    match self {
+                        #(Self::#idents(error) => #krate::ProvideErrorMetadata::message(error),)*
+                        Self::#unhandled(error) => #krate::ProvideErrorMetadata::message(error),
+                    }
                 }
             }
 
+            #[allow(deprecated)]
             impl ::std::fmt::Display for #name {
                 fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                     match self {
@@ -179,13 +231,55 @@ impl Emitter<'_, '_> {
                 }
             }
 
-            impl ::std::error::Error for #name {}
+            #[allow(deprecated)]
+            impl ::std::error::Error for #name {
+                /// The error the variant holds.
+                fn source(&self) -> ::std::option::Option<&(dyn ::std::error::Error + 'static)> {
+                    match self {
+                        #(Self::#idents(error) => ::std::option::Option::Some(error),)*
+                        Self::#unhandled(error) => ::std::option::Option::Some(error),
+                    }
+                }
+            }
         }
     }
 
-    /// The match arms of `from_code`: each error's shape name, then the
+    /// `is_<variant>()` per error variant, but those that would hide a
+    /// `RetryInfo` method (`is_throttle`, `is_timeout`); two variants that
+    /// meet on one name are numbered in order.
+    fn is_variant_methods(&self, idents: &[Ident]) -> TokenStream {
+        let mut taken: HashSet<String> = ["is_throttle", "is_timeout"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let methods = idents.iter().filter_map(|variant| {
+            let text = variant.to_string();
+            let base = format!("is_{}", unraw(&text).to_snake_case());
+            if taken.contains(&base) {
+                return None;
+            }
+            let method = fresh(&base, |n| taken.contains(n));
+            taken.insert(method.clone());
+            let method = ident(&method);
+            let docs = doc_attrs(
+                None,
+                format!("Whether this is the {} error.", code(unraw(&text))),
+            );
+            Some(quote! {
+                #docs
+                pub fn #method(&self) -> bool {
+                    ::std::matches!(self, Self::#variant(_))
+                }
+            })
+        });
+        quote!(#(#methods)*)
+    }
+
+    /// The match arms of `from_metadata`: each error's shape name, then the
     /// `awsQueryError` codes no shape name already claims (between two
-    /// shapes with one query code, the first by Rust name wins).
+    /// shapes with one query code, the first by Rust name wins). Each arm
+    /// moves the metadata into the error, and its message into the message
+    /// member.
     fn code_arms(
         &self,
         errors: &[&Shape],
@@ -194,7 +288,7 @@ impl Emitter<'_, '_> {
         root: &TokenStream,
     ) -> TokenStream {
         let mut codes: Vec<Vec<String>> = vec![Vec::new(); errors.len()];
-        let mut claimed = std::collections::HashSet::new();
+        let mut claimed = HashSet::new();
         // Shape names first (two renamed shapes may share one: the first by
         // Rust name wins), then the query codes no one claims yet.
         for (index, error) in errors.iter().enumerate() {
@@ -209,30 +303,36 @@ impl Emitter<'_, '_> {
                 codes[index].push(query);
             }
         }
-        let arms = errors.iter().enumerate().filter(|(index, _)| !codes[*index].is_empty()).map(|(index, error)| {
-            let variant = &idents[index];
-            let ty = &types[index];
-            let patterns = &codes[index];
-            let construct = match self.message_member(error) {
-                Some(member) => {
-                    let field = super::field_ident(error, member);
-                    let value = if super::is_required(member) {
-                        quote!(#field: message.unwrap_or_default())
-                    } else if field == "message" {
-                        quote!(message) // shorthand: clippy's `redundant_field_names`
-                    } else {
-                        quote!(#field: message)
-                    };
-                    if error.members.len() == 1 {
-                        quote!(#root types::error::#ty { #value })
-                    } else {
-                        quote!(#root types::error::#ty { #value, ..::std::default::Default::default() })
+        let arms = errors
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| !codes[*index].is_empty())
+            .map(|(index, error)| {
+                let variant = &idents[index];
+                let ty = &types[index];
+                let patterns = &codes[index];
+                let rest = (!error.members.is_empty())
+                    .then(|| quote!(..::std::default::Default::default()));
+                let construct = match self.message_member(error) {
+                    Some(member) => {
+                        let field = self.field_ident(error, member);
+                        let message = if super::is_required(member) {
+                            quote!(meta.take_message().unwrap_or_default())
+                        } else {
+                            quote!(meta.take_message())
+                        };
+                        let rest = (error.members.len() > 1)
+                            .then(|| quote!(..::std::default::Default::default()));
+                        quote! {{
+                            let mut meta = meta;
+                            let #field = #message;
+                            #root types::error::#ty { #field, meta, #rest }
+                        }}
                     }
-                }
-                None => quote!(<#root types::error::#ty as ::std::default::Default>::default()),
-            };
-            quote!(#(#patterns)|* => Self::#variant(#construct),)
-        });
+                    None => quote!(#root types::error::#ty { meta, #rest }),
+                };
+                quote!(#(#patterns)|* => Self::#variant(#construct),)
+            });
         quote!(#(#arms)*)
     }
 }

@@ -2,13 +2,52 @@
 //! `#[derive(RetryInfo)]` attributes; and `Unhandled`, for codes the model
 //! does not describe.
 
-use proc_macro2::{Literal, TokenStream};
+use std::collections::HashSet;
+
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
-use super::{Emitter, Here, code, ident};
+use super::{Emitter, Here, code, deprecated, doc_attrs, ident, is_required, member_docs};
 use crate::ast::{Member, Shape, ShapeType};
 use crate::names::unraw;
 use crate::traits::{Because, ErrorAttributes, Fault, Retryable};
+
+/// Methods every error struct has (its own, and its traits'): a member
+/// getter of one of these names would hide it, so the member has none (its
+/// field is public).
+const RESERVED_METHODS: &[&str] = &[
+    "message",
+    "meta",
+    "code",
+    "request_id",
+    "with_meta",
+    "retry_safety",
+    "is_throttle",
+    "is_timeout",
+    "retry_after",
+    "fault",
+    "http_status",
+    "error_code",
+    "transport_failure",
+    "source",
+    "description",
+    "cause",
+    "provide",
+    "fmt",
+    "to_string",
+    "clone",
+    "clone_from",
+    "eq",
+    "ne",
+    "default",
+    "into",
+    "try_into",
+    "type_id",
+    "borrow",
+    "borrow_mut",
+    "to_owned",
+    "clone_into",
+];
 
 impl Emitter<'_, '_> {
     /// Every error struct of `types::error`.
@@ -63,21 +102,54 @@ impl Emitter<'_, '_> {
             }
         });
         let (derive_default, default_impl) = self.default_impl(shape, &name);
+        let (derive_debug, debug_impl) = self.debug_impl(shape, &name);
         let display = self.display(shape, unraw(rust_name));
+        let deprecated = deprecated(shape);
+        let accessors = self.accessors(shape);
+        let setters = self.setters(shape);
+        let message = self.message_accessor(shape);
         quote! {
             #docs
             #aws_note
-            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, #derive_default #krate::RetryInfo)]
+            #[derive(#derive_debug ::std::clone::Clone, ::std::cmp::PartialEq, #derive_default #krate::RetryInfo)]
             #krate_attr
             #fault
             #status
             #retryable
             #[error_code(#error_code)]
+            #[non_exhaustive]
+            #deprecated
             pub struct #name {
                 #fields
             }
 
             #default_impl
+            #debug_impl
+
+            impl #name {
+                #message
+
+                #accessors
+
+                #setters
+
+                /// The error with this response metadata (code, request ID, HTTP status).
+                #[must_use]
+                pub fn with_meta(mut self, meta: #krate::ErrorMetadata) -> Self {
+                    self.meta = meta;
+                    self
+                }
+            }
+
+            impl #krate::ProvideErrorMetadata for #name {
+                fn meta(&self) -> &#krate::ErrorMetadata {
+                    &self.meta
+                }
+
+                fn message(&self) -> ::std::option::Option<&str> {
+                    self.message()
+                }
+            }
 
             impl ::std::fmt::Display for #name {
                 fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -86,6 +158,155 @@ impl Emitter<'_, '_> {
             }
 
             impl ::std::error::Error for #name {}
+        }
+    }
+
+    /// `message()`: the message member, else the metadata's message.
+    fn message_accessor(&self, shape: &Shape) -> TokenStream {
+        let body = match self.message_member(shape) {
+            Some(member) if is_required(member) => {
+                let field = self.field_ident(shape, member);
+                quote!(::std::option::Option::Some(&self.#field))
+            }
+            Some(member) => {
+                let field = self.field_ident(shape, member);
+                quote!(self.#field.as_deref())
+            }
+            None => quote!(self.meta.message()),
+        };
+        quote! {
+            /// The error's message.
+            pub fn message(&self) -> ::std::option::Option<&str> {
+                #body
+            }
+        }
+    }
+
+    /// A getter per member, named as its field, unless the name is one of
+    /// the methods an error already has (`message`, `meta`, `code`,
+    /// `fault`, ...): calling it would reach the getter instead.
+    fn accessors(&self, shape: &Shape) -> TokenStream {
+        let getters = shape
+            .members
+            .iter()
+            .zip(self.field_idents(shape))
+            .filter(|(_, field)| !RESERVED_METHODS.contains(&unraw(&field.to_string())))
+            .map(|(member, field)| {
+                let (ty, body) = self.getter(shape, member, &field);
+                let docs = member_docs(member);
+                quote! {
+                    #docs
+                    pub fn #field(&self) -> #ty {
+                        #body
+                    }
+                }
+            });
+        quote!(#(#getters)*)
+    }
+
+    /// `with_<field>(value)` per member: the error with the member set, so
+    /// that code outside the crate can build one (the struct is
+    /// `#[non_exhaustive]`); none where a getter has that name.
+    fn setters(&self, shape: &Shape) -> TokenStream {
+        let fields = self.field_idents(shape);
+        let getters: HashSet<String> = fields
+            .iter()
+            .map(|f| unraw(&f.to_string()).to_owned())
+            .collect();
+        let setters = shape
+            .members
+            .iter()
+            .zip(&fields)
+            .filter_map(|(member, field)| {
+                let name = format!("with_{}", unraw(&field.to_string()));
+                // A member named `with_x` has a getter of that name: the
+                // member `x` then has no setter (its field is public).
+                (!getters.contains(&name) && name != "with_meta").then_some((member, field, name))
+            })
+            .map(|(member, field, name)| {
+                let name = ident(&name);
+                let ty = self.type_of(&member.target, Here::TypesError);
+                let mut value = quote!(value.into());
+                if self.view.is_boxed(shape, &member.name) {
+                    value = quote!(::std::boxed::Box::new(#value));
+                }
+                if !is_required(member) {
+                    value = quote!(::std::option::Option::Some(#value));
+                }
+                let docs = doc_attrs(None, format!("The error with {} set.", code(&member.name)));
+                quote! {
+                    #docs
+                    #[must_use]
+                    pub fn #name(mut self, value: impl ::std::convert::Into<#ty>) -> Self {
+                        self.#field = #value;
+                        self
+                    }
+                }
+            });
+        quote!(#(#setters)*)
+    }
+
+    /// The return type and body of the getter of `member`: `&str`,
+    /// `&[T]`, a copy of a number or boolean, else a reference; optional
+    /// unless `@required` (a list reads as empty when absent).
+    fn getter(&self, shape: &Shape, member: &Member, field: &Ident) -> (TokenStream, TokenStream) {
+        let required = is_required(member);
+        let boxed = self.view.is_boxed(shape, &member.name);
+        let target = &member.target;
+        let generated = self.view.is_generated(target);
+        let ty = self.type_of(target, Here::TypesError);
+        let option = |ty: TokenStream| quote!(::std::option::Option<#ty>);
+        match self.view.shape_type(target) {
+            _ if generated || boxed => {
+                if required {
+                    (quote!(&#ty), quote!(&self.#field))
+                } else if boxed {
+                    (option(quote!(&#ty)), quote!(self.#field.as_deref()))
+                } else {
+                    (option(quote!(&#ty)), quote!(self.#field.as_ref()))
+                }
+            }
+            ShapeType::String | ShapeType::BigInteger | ShapeType::BigDecimal => {
+                if required {
+                    (quote!(&str), quote!(&self.#field))
+                } else {
+                    (option(quote!(&str)), quote!(self.#field.as_deref()))
+                }
+            }
+            ShapeType::List => {
+                let list = self.view.shape(target);
+                let item = list
+                    .member("member")
+                    .map_or_else(|| quote!(()), |m| self.type_of(&m.target, Here::TypesError));
+                let inner = if list.has_trait("smithy.api#sparse") {
+                    quote!(::std::option::Option<#item>)
+                } else {
+                    item
+                };
+                if required {
+                    (quote!(&[#inner]), quote!(&self.#field))
+                } else {
+                    (
+                        quote!(&[#inner]),
+                        quote!(self.#field.as_deref().unwrap_or_default()),
+                    )
+                }
+            }
+            ShapeType::Boolean
+            | ShapeType::Byte
+            | ShapeType::Short
+            | ShapeType::Integer
+            | ShapeType::Long
+            | ShapeType::Float
+            | ShapeType::Double => {
+                if required {
+                    (ty, quote!(self.#field))
+                } else {
+                    (option(ty), quote!(self.#field))
+                }
+            }
+            _ if required => (quote!(&#ty), quote!(&self.#field)),
+            _ => (option(quote!(&#ty)), quote!(self.#field.as_ref())),
         }
     }
 
@@ -123,22 +344,22 @@ impl Emitter<'_, '_> {
         })
     }
 
-    /// `Name`, or `Name: message` when there is a message.
+    /// `Name`, or `Name: message` when there is a message (redacted when
+    /// the message member is `@sensitive`).
     fn display(&self, shape: &Shape, name: &str) -> TokenStream {
-        let Some(message) = self.message_member(shape) else {
-            return quote!(f.write_str(#name));
-        };
-        let field = super::field_ident(shape, message);
         // The name is an identifier: no braces to escape in the format.
         let format = format!("{name}: {{}}");
-        if super::is_required(message) {
-            quote!(::std::write!(f, #format, self.#field))
-        } else {
-            quote! {
-                match &self.#field {
-                    ::std::option::Option::Some(message) => ::std::write!(f, #format, message),
-                    ::std::option::Option::None => f.write_str(#name),
-                }
+        if self
+            .message_member(shape)
+            .is_some_and(|m| self.is_sensitive(shape, m))
+        {
+            let redacted = format!("{name}: *** Sensitive Data Redacted ***");
+            return quote!(f.write_str(#redacted));
+        }
+        quote! {
+            match self.message() {
+                ::std::option::Option::Some(message) => ::std::write!(f, #format, message),
+                ::std::option::Option::None => f.write_str(#name),
             }
         }
     }
@@ -160,7 +381,7 @@ impl Emitter<'_, '_> {
                 quote! {
                     impl #krate::RetryInfo for Unhandled {
                         fn retry_safety(&self) -> #krate::RetrySafety {
-                            match self.code.as_deref() {
+                            match self.meta.code() {
                                 ::std::option::Option::Some(code)
                                     if #krate::classify::is_throttling_error_code(code)
                                         || #krate::classify::is_transient_error_code(code) =>
@@ -172,8 +393,8 @@ impl Emitter<'_, '_> {
                         }
 
                         fn is_throttle(&self) -> bool {
-                            self.code
-                                .as_deref()
+                            self.meta
+                                .code()
                                 .is_some_and(#krate::classify::is_throttling_error_code)
                         }
                     }
@@ -195,27 +416,38 @@ impl Emitter<'_, '_> {
             )
         };
         quote! {
-            /// An error the model does not describe: its code, message and HTTP
-            /// status as received.
+            /// An error the model does not describe: the metadata of the response
+            /// (code, message, request ID, HTTP status) as received.
             ///
             #docs
             #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::default::Default)]
+            #[non_exhaustive]
             pub struct Unhandled {
-                /// The error code, without the `namespace#` prefix or `:...` suffix.
-                pub code: ::std::option::Option<::std::string::String>,
-                /// The error message.
-                pub message: ::std::option::Option<::std::string::String>,
-                /// The HTTP status of the response.
-                pub http_status: ::std::option::Option<u16>,
+                /// The response's metadata; its code is without the `namespace#`
+                /// prefix or `:...` suffix.
+                pub(crate) meta: #krate::ErrorMetadata,
+            }
+
+            impl Unhandled {
+                /// The error of a response with this metadata.
+                pub fn new(meta: #krate::ErrorMetadata) -> Self {
+                    Self { meta }
+                }
+            }
+
+            impl #krate::ProvideErrorMetadata for Unhandled {
+                fn meta(&self) -> &#krate::ErrorMetadata {
+                    &self.meta
+                }
             }
 
             impl ::std::fmt::Display for Unhandled {
                 fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                    f.write_str(self.code.as_deref().unwrap_or("unhandled error"))?;
-                    if let ::std::option::Option::Some(status) = self.http_status {
+                    f.write_str(self.meta.code().unwrap_or("unhandled error"))?;
+                    if let ::std::option::Option::Some(status) = self.meta.http_status() {
                         ::std::write!(f, " (HTTP {status})")?;
                     }
-                    if let ::std::option::Option::Some(message) = &self.message {
+                    if let ::std::option::Option::Some(message) = self.meta.message() {
                         ::std::write!(f, ": {message}")?;
                     }
                     ::std::result::Result::Ok(())
@@ -228,16 +460,17 @@ impl Emitter<'_, '_> {
 
             impl #krate::ErrorInfo for Unhandled {
                 fn fault(&self) -> #krate::ErrorFault {
-                    self.http_status
+                    self.meta
+                        .http_status()
                         .map_or(#krate::ErrorFault::Other, #krate::ErrorFault::from_http_status)
                 }
 
                 fn http_status(&self) -> ::std::option::Option<u16> {
-                    self.http_status
+                    self.meta.http_status()
                 }
 
                 fn error_code(&self) -> ::std::option::Option<&str> {
-                    self.code.as_deref()
+                    self.meta.code()
                 }
             }
         }

@@ -96,7 +96,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
             #unhandled
 
             /// Modeled types: the service's errors, and the shapes their members use.
-            #[allow(non_camel_case_types, clippy::upper_case_acronyms, clippy::large_enum_variant)]
+            #[allow(non_camel_case_types, deprecated, clippy::upper_case_acronyms, clippy::large_enum_variant)]
             pub mod types {
                 #member_types
 
@@ -109,7 +109,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
 
             /// One module per operation: its name, whether it is `@readonly` or
             /// `@idempotent`, and the errors it can return.
-            #[allow(non_camel_case_types, clippy::upper_case_acronyms, clippy::large_enum_variant)]
+            #[allow(non_camel_case_types, deprecated, clippy::upper_case_acronyms, clippy::large_enum_variant)]
             pub mod operation {
                 #operations
             }
@@ -209,14 +209,41 @@ impl<'v, 'm> Emitter<'v, 'm> {
         }
     }
 
-    /// The fields of a structure, with their docs.
+    /// The Rust field of each member of `shape`, in order
+    /// ([`field_names`](crate::names::field_names)); an error's `meta`
+    /// field is reserved.
+    fn field_idents(&self, shape: &Shape) -> Vec<Ident> {
+        let reserved: &[&str] = if self.view.is_error(&shape.id) {
+            &["meta"]
+        } else {
+            &[]
+        };
+        let members = shape.members.iter().map(|m| m.name.as_str());
+        crate::names::field_names(members, reserved)
+            .iter()
+            .map(|name| ident(name))
+            .collect()
+    }
+
+    /// The Rust field of member `member` of `shape`.
+    fn field_ident(&self, shape: &Shape, member: &Member) -> Ident {
+        let index = shape
+            .members
+            .iter()
+            .position(|m| m.name == member.name)
+            .unwrap_or_default();
+        self.field_idents(shape).swap_remove(index)
+    }
+
+    /// The fields of a structure, with their docs; an error's end with its
+    /// `meta`.
     fn fields(
         &self,
         shape: &Shape,
         here: Here,
         extra: impl Fn(&Member) -> TokenStream,
     ) -> TokenStream {
-        let names = field_idents(shape);
+        let names = self.field_idents(shape);
         let fields = shape.members.iter().zip(names).map(|(member, name)| {
             let ty = self.field_type(shape, member, here);
             let docs = member_docs(member);
@@ -227,7 +254,16 @@ impl<'v, 'm> Emitter<'v, 'm> {
                 pub #name: #ty,
             }
         });
-        quote!(#(#fields)*)
+        let krate = &self.krate;
+        let meta = self.view.is_error(&shape.id).then(|| {
+            quote! {
+                /// What the response said about the error: its code, request ID and
+                /// HTTP status (and its message, when no member holds it).
+                #[error_metadata]
+                pub(crate) meta: #krate::ErrorMetadata,
+            }
+        });
+        quote!(#(#fields)* #meta)
     }
 
     /// `#[derive(Default)]`, or an `impl Default` when a required member is
@@ -242,7 +278,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
         let values = shape
             .members
             .iter()
-            .zip(field_idents(shape))
+            .zip(self.field_idents(shape))
             .map(|(m, field)| {
                 if required_timestamp(m) {
                     quote!(#field: ::std::time::SystemTime::UNIX_EPOCH)
@@ -250,11 +286,66 @@ impl<'v, 'm> Emitter<'v, 'm> {
                     quote!(#field: ::std::default::Default::default())
                 }
             });
+        let meta = self
+            .view
+            .is_error(&shape.id)
+            .then(|| quote!(meta: ::std::default::Default::default(),));
         let body = quote! {
             impl ::std::default::Default for #name {
                 /// Every member's default; required timestamps are the Unix epoch.
                 fn default() -> Self {
-                    Self { #(#values,)* }
+                    Self { #(#values,)* #meta }
+                }
+            }
+        };
+        (TokenStream::new(), body)
+    }
+
+    /// Whether `member` of `owner` is `@sensitive` (itself, its target or
+    /// `owner`): its value never reaches `Debug` or `Display`.
+    fn is_sensitive(&self, owner: &Shape, member: &Member) -> bool {
+        let sensitive = |id: &str| {
+            self.view
+                .model
+                .shapes
+                .get(id)
+                .is_some_and(|s| s.has_trait("smithy.api#sensitive"))
+        };
+        owner.has_trait("smithy.api#sensitive")
+            || member.traits.contains_key("smithy.api#sensitive")
+            || sensitive(&member.target)
+    }
+
+    /// `#[derive(Debug)]`, or an `impl Debug` that prints `@sensitive`
+    /// members as `*** Sensitive Data Redacted ***`.
+    fn debug_impl(&self, shape: &Shape, name: &Ident) -> (TokenStream, TokenStream) {
+        if !shape.members.iter().any(|m| self.is_sensitive(shape, m)) {
+            return (quote!(::std::fmt::Debug,), TokenStream::new());
+        }
+        let fields = shape
+            .members
+            .iter()
+            .zip(self.field_idents(shape))
+            .map(|(member, field)| {
+                let label = crate::names::unraw(&field.to_string()).to_owned();
+                if self.is_sensitive(shape, member) {
+                    quote!(.field(#label, &REDACTED))
+                } else {
+                    quote!(.field(#label, &self.#field))
+                }
+            });
+        let meta = self
+            .view
+            .is_error(&shape.id)
+            .then(|| quote!(.field("meta", &self.meta)));
+        let text = crate::names::unraw(&name.to_string()).to_owned();
+        let body = quote! {
+            impl ::std::fmt::Debug for #name {
+                /// Every field, `@sensitive` ones redacted.
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    /// Printed in place of a sensitive value.
+                    const REDACTED: &str = "*** Sensitive Data Redacted ***";
+                    f.debug_struct(#text) #(#fields)* #meta .finish()
                 }
             }
         };
@@ -262,24 +353,19 @@ impl<'v, 'm> Emitter<'v, 'm> {
     }
 }
 
-/// The field of each member of `shape`, in order
-/// ([`field_names`](crate::names::field_names)).
-fn field_idents(shape: &Shape) -> Vec<Ident> {
-    let members = shape.members.iter().map(|m| m.name.as_str());
-    crate::names::field_names(members, &[])
-        .iter()
-        .map(|name| ident(name))
-        .collect()
-}
-
-/// The field of member `member` of `shape`.
-fn field_ident(shape: &Shape, member: &Member) -> Ident {
-    let index = shape
-        .members
-        .iter()
-        .position(|m| m.name == member.name)
-        .unwrap_or_default();
-    field_idents(shape).swap_remove(index)
+/// `#[deprecated]` from `@deprecated` (its `message` and `since`).
+fn deprecated(shape: &Shape) -> TokenStream {
+    let Some(trait_value) = shape.traits.get("smithy.api#deprecated") else {
+        return TokenStream::new();
+    };
+    let text = |key| trait_value.get(key).and_then(serde_json::Value::as_str);
+    let note = match (text("message"), text("since")) {
+        (Some(message), Some(since)) => format!("{message} (since {since})"),
+        (Some(message), None) => message.to_owned(),
+        (None, Some(since)) => format!("deprecated since {since}"),
+        (None, None) => return quote!(#[deprecated]),
+    };
+    quote!(#[deprecated(note = #note)])
 }
 
 fn is_required(member: &Member) -> bool {

@@ -1,13 +1,60 @@
 //! `types::*`: the structures, unions and enums that error members use.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
-use super::{Emitter, Here, code, doc_attrs, ident, member_docs};
-use crate::ast::{Shape, ShapeType};
+use super::{Emitter, Here, code, deprecated, doc_attrs, ident, member_docs};
+use crate::ast::{Member, Shape, ShapeType};
 use crate::names::{fresh, unraw, variant_name};
 
 impl Emitter<'_, '_> {
+    /// `#[derive(Debug)]`, or an `impl Debug` for a union with a
+    /// `@sensitive` member, whose value it prints redacted.
+    fn union_debug(
+        &self,
+        shape: &Shape,
+        name: &Ident,
+        variants: &[(&Member, Ident, TokenStream)],
+        unknown: &Ident,
+    ) -> (TokenStream, TokenStream) {
+        if !shape.members.iter().any(|m| self.is_sensitive(shape, m)) {
+            return (quote!(::std::fmt::Debug,), TokenStream::new());
+        }
+        let arms = variants.iter().map(|(member, variant, _)| {
+            let label = format!(
+                "{}::{}",
+                unraw(&name.to_string()),
+                unraw(&variant.to_string())
+            );
+            if member.target == "smithy.api#Unit" {
+                quote!(Self::#variant => f.write_str(#label),)
+            } else if self.is_sensitive(shape, member) {
+                quote!(Self::#variant(_) => f.debug_tuple(#label).field(&REDACTED).finish(),)
+            } else {
+                quote!(Self::#variant(value) => f.debug_tuple(#label).field(value).finish(),)
+            }
+        });
+        let unknown_label = format!(
+            "{}::{}",
+            unraw(&name.to_string()),
+            unraw(&unknown.to_string())
+        );
+        let body = quote! {
+            impl ::std::fmt::Debug for #name {
+                /// The member, a `@sensitive` one's value redacted.
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    /// Printed in place of a sensitive value.
+                    const REDACTED: &str = "*** Sensitive Data Redacted ***";
+                    match self {
+                        #(#arms)*
+                        Self::#unknown => f.write_str(#unknown_label),
+                    }
+                }
+            }
+        };
+        (TokenStream::new(), body)
+    }
+
     /// Every member type of `types`.
     pub(super) fn member_types(&self) -> TokenStream {
         let items = self.view.types.iter().map(|shape| {
@@ -30,21 +77,26 @@ impl Emitter<'_, '_> {
         let docs = self.docs(shape, format!("The {} structure.", code(shape.name())));
         let fields = self.fields(shape, Here::Types, |_| TokenStream::new());
         let (derive_default, default_impl) = self.default_impl(shape, name);
+        let (derive_debug, debug_impl) = self.debug_impl(shape, name);
+        let deprecated = deprecated(shape);
         quote! {
             #docs
-            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, #derive_default)]
+            #[derive(#derive_debug ::std::clone::Clone, ::std::cmp::PartialEq, #derive_default)]
+            #[non_exhaustive]
+            #deprecated
             pub struct #name {
                 #fields
             }
 
             #default_impl
+            #debug_impl
         }
     }
 
     fn union(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
         let docs = self.docs(shape, format!("The {} union.", code(shape.name())));
         let mut taken: Vec<String> = Vec::new();
-        let variants: Vec<TokenStream> = shape
+        let variants: Vec<(&Member, Ident, TokenStream)> = shape
             .members
             .iter()
             .map(|member| {
@@ -55,22 +107,29 @@ impl Emitter<'_, '_> {
                 let variant = ident(&variant);
                 let docs = member_docs(member);
                 if member.target == "smithy.api#Unit" {
-                    quote!(#docs #variant,)
+                    (member, variant.clone(), quote!(#docs #variant,))
                 } else {
                     let mut ty = self.type_of(&member.target, Here::Types);
                     if self.view.is_boxed(shape, &member.name) {
                         ty = quote!(::std::boxed::Box<#ty>);
                     }
-                    quote!(#docs #variant(#ty),)
+                    (member, variant.clone(), quote!(#docs #variant(#ty),))
                 }
             })
             .collect();
+        let variant_tokens = variants.iter().map(|(_, _, tokens)| tokens);
         let unknown = ident(&fresh("Unknown", |n| taken.iter().any(|t| t == n)));
+        let (derive_debug, debug_impl) = self.union_debug(shape, name, &variants, &unknown);
+        let deprecated = deprecated(shape);
         quote! {
+            #debug_impl
+
             #docs
-            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::default::Default)]
+            #[derive(#derive_debug ::std::clone::Clone, ::std::cmp::PartialEq, ::std::default::Default)]
+            #[non_exhaustive]
+            #deprecated
             pub enum #name {
-                #(#variants)*
+                #(#variant_tokens)*
                 /// A member this version of the model does not know (the default).
                 #[default]
                 #unknown,
@@ -85,6 +144,7 @@ impl Emitter<'_, '_> {
         values: Vec<(String, String)>,
     ) -> TokenStream {
         let docs = self.docs(shape, format!("The {} enum.", code(shape.name())));
+        let deprecated = deprecated(shape);
         let (variants, values) = unique_variants(values);
         let unknown = ident(&fresh("Unknown", |n| variants.iter().any(|t| t == n)));
         let idents: Vec<_> = variants.iter().map(|v| ident(v)).collect();
@@ -94,6 +154,8 @@ impl Emitter<'_, '_> {
         quote! {
             #docs
             #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+            #[non_exhaustive]
+            #deprecated
             pub enum #name {
                 #(#docs_of #idents,)*
                 /// A value this version of the model does not know.
@@ -136,6 +198,7 @@ impl Emitter<'_, '_> {
 
     fn int_enum(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
         let docs = self.docs(shape, format!("The {} enum.", code(shape.name())));
+        let deprecated = deprecated(shape);
         // Smithy's intEnum values are 32-bit; a value outside that range
         // cannot be sent, so it gets no variant.
         let values: Vec<(String, i32)> = shape
@@ -165,6 +228,8 @@ impl Emitter<'_, '_> {
         quote! {
             #docs
             #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+            #[non_exhaustive]
+            #deprecated
             pub enum #name {
                 #(#docs_of #idents,)*
                 /// A value this version of the model does not know.

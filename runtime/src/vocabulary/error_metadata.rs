@@ -83,6 +83,12 @@ impl ErrorMetadata {
         self
     }
 
+    /// Moves the message out (a generated error keeps it in its message
+    /// member instead).
+    pub fn take_message(&mut self) -> Option<String> {
+        self.message.take()
+    }
+
     /// The error code, as received.
     #[must_use]
     pub fn code(&self) -> Option<&str> {
