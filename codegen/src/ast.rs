@@ -125,6 +125,9 @@ pub(crate) struct Shape {
     pub(crate) resources: Vec<String>,
     pub(crate) errors: Vec<String>,
     pub(crate) rename: IndexMap<String, String>,
+    /// Operation: its `input` and `output` structures.
+    pub(crate) input: Option<String>,
+    pub(crate) output: Option<String>,
 }
 
 impl Shape {
@@ -206,6 +209,8 @@ struct RawShape {
     update: Option<Ref>,
     delete: Option<Ref>,
     list: Option<Ref>,
+    input: Option<Ref>,
+    output: Option<Ref>,
 }
 
 #[derive(Deserialize)]
@@ -344,6 +349,8 @@ fn build(origin: &str, raw: IndexMap<String, RawShape>) -> Result<Model, Codegen
                 resources: refs(&shape.resources),
                 errors: refs(&shape.errors),
                 rename: shape.rename.clone(),
+                input: shape.input.as_ref().map(|r| r.target.clone()),
+                output: shape.output.as_ref().map(|r| r.target.clone()),
             },
         );
     }
@@ -474,6 +481,8 @@ fn check_references(
             })
         });
         let lifecycle = [
+            ("input", &shape.input),
+            ("output", &shape.output),
             ("create", &shape.create),
             ("put", &shape.put),
             ("read", &shape.read),

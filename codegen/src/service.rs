@@ -28,10 +28,24 @@ pub(crate) struct ServiceView<'m> {
     pub(crate) member_errors: Vec<&'m Shape>,
     /// Structures, unions and enums the errors' members need, by Rust name.
     pub(crate) types: Vec<&'m Shape>,
+    /// The event streams (`@streaming` unions of the operations' input and
+    /// output) with error members, by Rust name.
+    pub(crate) event_streams: Vec<EventStreamView<'m>>,
     /// Some member is a `document`.
     pub(crate) uses_document: bool,
     names: HashMap<String, String>,
     boxed: HashSet<(String, String)>,
+}
+
+/// One event stream with error members: its errors get an enum of their
+/// own in `types::error`, `<Union>Error`.
+#[derive(Debug)]
+pub(crate) struct EventStreamView<'m> {
+    pub(crate) shape: &'m Shape,
+    /// `<Union>Error`.
+    pub(crate) type_name: String,
+    /// The error members' shapes, by Rust name.
+    pub(crate) errors: Vec<&'m Shape>,
 }
 
 /// One operation of the service.
@@ -113,6 +127,7 @@ impl<'m> ServiceView<'m> {
             errors: Vec::new(),
             member_errors: Vec::new(),
             types: Vec::new(),
+            event_streams: Vec::new(),
             uses_document: false,
             names: HashMap::new(),
             boxed: HashSet::new(),
@@ -185,8 +200,22 @@ impl<'m> ServiceView<'m> {
         }
         all_errors.extend(service_errors.iter().map(|e| (e.id.as_str(), *e)));
 
-        // The shapes error members need.
-        let (types, member_errors) = view.member_closure(all_errors.values().copied(), &all_errors);
+        let streams = event_streams(model, operations.iter().map(|(op, _)| *op));
+
+        // The shapes error members need; errors only event streams hold
+        // are generated too.
+        let stream_errors = streams
+            .iter()
+            .flat_map(|(_, errors)| errors.iter().copied());
+        let roots: Vec<&'m Shape> = all_errors.values().copied().chain(stream_errors).collect();
+        let (types, mut member_errors) = view.member_closure(roots.iter().copied(), &all_errors);
+        for error in roots {
+            if !all_errors.contains_key(error.id.as_str())
+                && !member_errors.iter().any(|e| e.id == error.id)
+            {
+                member_errors.push(error);
+            }
+        }
 
         // Names.
         view.name_all(
@@ -232,6 +261,39 @@ impl<'m> ServiceView<'m> {
         view.errors = errors;
         view.types = types;
         view.member_errors = member_errors;
+        for (shape, mut errors) in streams {
+            errors.sort_by(|a, b| view.rust_name(a).cmp(view.rust_name(b)));
+            let type_name = format!(
+                "{}Error",
+                names::unraw(&names::type_name(view.renamed(shape)))
+            );
+            let taken = view
+                .errors
+                .iter()
+                .chain(&view.member_errors)
+                .map(|e| (view.rust_name(e), e.id.as_str()))
+                .chain(
+                    view.event_streams
+                        .iter()
+                        .map(|s| (s.type_name.as_str(), s.shape.id.as_str())),
+                )
+                .find(|(name, _)| names::unraw(name) == type_name);
+            if let Some((_, first)) = taken {
+                return Err(fail(ErrorKind::NameCollision {
+                    name: type_name,
+                    first: first.to_owned(),
+                    second: shape.id.clone(),
+                    scope: "`types::error`".to_owned(),
+                }));
+            }
+            view.event_streams.push(EventStreamView {
+                shape,
+                type_name,
+                errors,
+            });
+        }
+        view.event_streams
+            .sort_by(|a, b| a.type_name.cmp(&b.type_name));
         view.find_boxed();
         Ok(view)
     }
@@ -448,6 +510,47 @@ impl<'m> ServiceView<'m> {
             }
         }
     }
+}
+
+/// The `@streaming` unions that `operations`' input and output structures
+/// hold, each with the error structures among its members (in member
+/// order, once each); unions without error members are left out.
+fn event_streams<'m>(
+    model: &'m Model,
+    operations: impl Iterator<Item = &'m Shape>,
+) -> Vec<(&'m Shape, Vec<&'m Shape>)> {
+    let mut unions: IndexMap<&str, &'m Shape> = IndexMap::new();
+    for operation in operations {
+        let io = [&operation.input, &operation.output];
+        for structure in io
+            .into_iter()
+            .flatten()
+            .filter_map(|id| model.shapes.get(id))
+        {
+            for member in &structure.members {
+                if let Some(union) = model.shapes.get(&member.target)
+                    && union.shape_type == ShapeType::Union
+                    && union.has_trait("smithy.api#streaming")
+                {
+                    unions.insert(&union.id, union);
+                }
+            }
+        }
+    }
+    unions
+        .into_values()
+        .filter_map(|union| {
+            let mut errors: IndexMap<&str, &'m Shape> = IndexMap::new();
+            for member in &union.members {
+                if let Some(shape) = model.shapes.get(&member.target)
+                    && shape.has_trait("smithy.api#error")
+                {
+                    errors.insert(&shape.id, shape);
+                }
+            }
+            (!errors.is_empty()).then(|| (union, errors.into_values().collect()))
+        })
+        .collect()
 }
 
 /// "a" or "an" before `word`.

@@ -92,7 +92,7 @@ impl Emitter<'_, '_> {
     /// An enum with a variant per error and a catch-all, with `from_code`
     /// and `from_metadata`. `root` is the path from the enum's module to the
     /// file's top.
-    fn error_enum(
+    pub(super) fn error_enum(
         &self,
         name: &Ident,
         docs: &str,

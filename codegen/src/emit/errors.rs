@@ -58,7 +58,16 @@ impl Emitter<'_, '_> {
             .iter()
             .chain(&view.member_errors)
             .map(|shape| self.error_struct(shape));
-        quote!(#(#structs)*)
+        let streams = view.event_streams.iter().map(|stream| {
+            let docs = format!(
+                "The errors the {} event stream can carry, and {} for the others.",
+                code(stream.shape.name()),
+                code("Unhandled")
+            );
+            let name = ident(&stream.type_name);
+            self.error_enum(&name, &docs, &stream.errors, &quote!(super::super::))
+        });
+        quote!(#(#structs)* #(#streams)*)
     }
 
     /// The attributes of one error shape.
