@@ -20,14 +20,14 @@ use std::path::PathBuf;
 #[derive(Debug)]
 pub struct CodegenError {
     origin: String,
-    kind: ErrorKind,
+    kind: Box<ErrorKind>,
 }
 
 impl CodegenError {
     pub(crate) fn new(origin: impl Into<String>, kind: ErrorKind) -> Self {
         Self {
             origin: origin.into(),
-            kind,
+            kind: Box::new(kind),
         }
     }
 
@@ -63,7 +63,7 @@ impl fmt::Display for CodegenError {
 
 impl std::error::Error for CodegenError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
+        match &*self.kind {
             ErrorKind::Read { source, .. } | ErrorKind::Write { source, .. } => Some(source),
             _ => None,
         }

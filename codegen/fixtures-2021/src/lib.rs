@@ -3,6 +3,8 @@
 //! edition only (`async`, `dyn`, `try`, `gen`) work in both.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+// Generated code must pass pedantic clippy too: CI denies its warnings.
+#![warn(clippy::pedantic)]
 
 include!(concat!(env!("OUT_DIR"), "/hostile.rs"));
 

@@ -156,7 +156,7 @@ impl Emitter<'_, '_> {
             /// `ErrorInfo` delegate to it).
             #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, #krate::RetryInfo)]
             #krate_attr
-            #[allow(non_camel_case_types, deprecated)]
+            #[allow(non_camel_case_types, deprecated, clippy::large_enum_variant)]
             #[non_exhaustive]
             pub enum #name {
                 #(
@@ -169,9 +169,10 @@ impl Emitter<'_, '_> {
                 #unhandled(#root Unhandled),
             }
 
-            #[allow(deprecated)]
+            #[allow(deprecated, clippy::too_many_lines)]
             impl #name {
                 #from_code_docs
+                #[must_use]
                 pub fn from_code(
                     code: &str,
                     message: ::std::option::Option<::std::string::String>,
@@ -191,6 +192,7 @@ impl Emitter<'_, '_> {
                 }
 
                 #from_metadata_docs
+                #[must_use]
                 pub fn from_metadata(meta: #krate::ErrorMetadata) -> Self {
                     let code = #root normalize_error_code(meta.code().unwrap_or_default()).to_owned();
                     let meta = if code.is_empty() {
@@ -204,7 +206,7 @@ impl Emitter<'_, '_> {
                 #is_variant
             }
 
-            #[allow(deprecated)]
+            #[allow(deprecated, clippy::too_many_lines)]
             impl #krate::ProvideErrorMetadata for #name {
                 fn meta(&self) -> &#krate::ErrorMetadata {
                     match self {
@@ -221,7 +223,7 @@ impl Emitter<'_, '_> {
                 }
             }
 
-            #[allow(deprecated)]
+            #[allow(deprecated, clippy::too_many_lines)]
             impl ::std::fmt::Display for #name {
                 fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                     match self {
@@ -231,7 +233,7 @@ impl Emitter<'_, '_> {
                 }
             }
 
-            #[allow(deprecated)]
+            #[allow(deprecated, clippy::too_many_lines)]
             impl ::std::error::Error for #name {
                 /// The error the variant holds.
                 fn source(&self) -> ::std::option::Option<&(dyn ::std::error::Error + 'static)> {
@@ -267,6 +269,7 @@ impl Emitter<'_, '_> {
             );
             Some(quote! {
                 #docs
+                #[must_use]
                 pub fn #method(&self) -> bool {
                     ::std::matches!(self, Self::#variant(_))
                 }

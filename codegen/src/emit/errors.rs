@@ -110,7 +110,7 @@ impl Emitter<'_, '_> {
                 TokenStream::new()
             }
         });
-        let (derive_default, default_impl) = self.default_impl(shape, &name);
+        let (derive_default, default_impl) = self.default_impl(shape, &name, Here::TypesError);
         let (derive_debug, debug_impl) = self.debug_impl(shape, &name);
         let display = self.display(shape, unraw(rust_name));
         let deprecated = deprecated(shape);
@@ -185,6 +185,7 @@ impl Emitter<'_, '_> {
         };
         quote! {
             /// The error's message.
+            #[must_use]
             pub fn message(&self) -> ::std::option::Option<&str> {
                 #body
             }
@@ -205,6 +206,7 @@ impl Emitter<'_, '_> {
                 let docs = member_docs(member);
                 quote! {
                     #docs
+                    #[must_use]
                     pub fn #field(&self) -> #ty {
                         #body
                     }
@@ -357,7 +359,7 @@ impl Emitter<'_, '_> {
     /// the message member is `@sensitive`).
     fn display(&self, shape: &Shape, name: &str) -> TokenStream {
         // The name is an identifier: no braces to escape in the format.
-        let format = format!("{name}: {{}}");
+        let format = format!("{name}: {{message}}");
         if self
             .message_member(shape)
             .is_some_and(|m| self.is_sensitive(shape, m))
@@ -367,7 +369,7 @@ impl Emitter<'_, '_> {
         }
         quote! {
             match self.message() {
-                ::std::option::Option::Some(message) => ::std::write!(f, #format, message),
+                ::std::option::Option::Some(message) => ::std::write!(f, #format),
                 ::std::option::Option::None => f.write_str(#name),
             }
         }
@@ -439,6 +441,7 @@ impl Emitter<'_, '_> {
 
             impl Unhandled {
                 /// The error of a response with this metadata.
+                #[must_use]
                 pub fn new(meta: #krate::ErrorMetadata) -> Self {
                     Self { meta }
                 }

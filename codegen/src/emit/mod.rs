@@ -85,6 +85,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
             /// The Smithy shape ID of the service these types were generated from.
             ///
             #service_docs
+            #[allow(clippy::doc_markdown)]
             pub const SERVICE_SHAPE_ID: &str = #shape_id;
 
             /// The service's `sdkId` (`aws.api#service`), or its shape name when it
@@ -96,7 +97,13 @@ impl<'v, 'm> Emitter<'v, 'm> {
             #unhandled
 
             /// Modeled types: the service's errors, and the shapes their members use.
-            #[allow(non_camel_case_types, deprecated, clippy::upper_case_acronyms, clippy::large_enum_variant)]
+            #[allow(
+                non_camel_case_types,
+                deprecated,
+                clippy::upper_case_acronyms,
+                clippy::large_enum_variant,
+                clippy::doc_markdown
+            )]
             pub mod types {
                 #member_types
 
@@ -109,7 +116,13 @@ impl<'v, 'm> Emitter<'v, 'm> {
 
             /// One module per operation: its name, whether it is `@readonly` or
             /// `@idempotent`, and the errors it can return.
-            #[allow(non_camel_case_types, deprecated, clippy::upper_case_acronyms, clippy::large_enum_variant)]
+            #[allow(
+                non_camel_case_types,
+                deprecated,
+                clippy::upper_case_acronyms,
+                clippy::large_enum_variant,
+                clippy::doc_markdown
+            )]
             pub mod operation {
                 #operations
             }
@@ -268,7 +281,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
 
     /// `#[derive(Default)]`, or an `impl Default` when a required member is
     /// a timestamp (`SystemTime` has no default: the epoch stands in).
-    fn default_impl(&self, shape: &Shape, name: &Ident) -> (TokenStream, TokenStream) {
+    fn default_impl(&self, shape: &Shape, name: &Ident, here: Here) -> (TokenStream, TokenStream) {
         // (A timestamp is never a generated type, so never boxed.)
         let required_timestamp =
             |m: &Member| is_required(m) && self.view.shape_type(&m.target) == ShapeType::Timestamp;
@@ -283,13 +296,14 @@ impl<'v, 'm> Emitter<'v, 'm> {
                 if required_timestamp(m) {
                     quote!(#field: ::std::time::SystemTime::UNIX_EPOCH)
                 } else {
-                    quote!(#field: ::std::default::Default::default())
+                    let ty = self.field_type(shape, m, here);
+                    quote!(#field: <#ty as ::std::default::Default>::default())
                 }
             });
-        let meta = self
-            .view
-            .is_error(&shape.id)
-            .then(|| quote!(meta: ::std::default::Default::default(),));
+        let meta = self.view.is_error(&shape.id).then(|| {
+            let krate = &self.krate;
+            quote!(meta: #krate::ErrorMetadata::new(),)
+        });
         let body = quote! {
             impl ::std::default::Default for #name {
                 /// Every member's default; required timestamps are the Unix epoch.

@@ -76,7 +76,7 @@ impl Emitter<'_, '_> {
     fn structure(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
         let docs = self.docs(shape, format!("The {} structure.", code(shape.name())));
         let fields = self.fields(shape, Here::Types, |_| TokenStream::new());
-        let (derive_default, default_impl) = self.default_impl(shape, name);
+        let (derive_default, default_impl) = self.default_impl(shape, name, Here::Types);
         let (derive_debug, debug_impl) = self.debug_impl(shape, name);
         let deprecated = deprecated(shape);
         quote! {
@@ -164,6 +164,7 @@ impl Emitter<'_, '_> {
 
             impl #name {
                 /// The value on the wire.
+                #[must_use]
                 pub fn as_str(&self) -> &str {
                     match self {
                         #(Self::#idents => #values,)*
@@ -238,6 +239,7 @@ impl Emitter<'_, '_> {
 
             impl #name {
                 /// The value on the wire.
+                #[must_use]
                 pub fn value(&self) -> i32 {
                     match self {
                         #(Self::#idents => #literals,)*
