@@ -36,28 +36,34 @@
 //!
 //! | item | what it is |
 //! |---|---|
-//! | `types::error::<Shape>` | a struct per error shape: `Debug, Clone, PartialEq, Default`, `Display` (the message member when there is one), `std::error::Error`, and `RetryInfo + ErrorInfo` through `#[derive(RetryInfo)]` |
+//! | `types::error::<Shape>` | a struct per error shape, `#[non_exhaustive]`: `Debug` (`@sensitive` members redacted), `Clone, PartialEq, Default`, `Display` (the message, when there is one), `std::error::Error`, `RetryInfo + ErrorInfo` through `#[derive(RetryInfo)]`, `ProvideErrorMetadata` (its `meta`), `message()`, a getter and a `with_<member>` setter per member, `with_meta` |
+//! | `types::error::<Union>Error` | per event stream (a `@streaming` union of an operation's input or output) with error members: a variant per error, `Unhandled`, `from_code`, `from_metadata` |
 //! | `types::<Shape>` | the structures, unions, enums and intEnums error members use |
-//! | `Error` | the service-wide enum: a variant per error shape, `Unhandled(Unhandled)`, `Error::from_code(code, message, http_status)` |
-//! | `operation::<op>::<Op>Error` | per operation: a variant per error it (or the service) declares, `Unhandled`, `from_code`, `From<..> for Error` |
+//! | `Error` | the service-wide enum, `#[non_exhaustive]`: a variant per error shape, `Unhandled(Unhandled)`, `from_code(code, message, http_status)`, `from_metadata(ErrorMetadata)`, `is_<variant>()`, `ProvideErrorMetadata`, `source()` (the variant's error) |
+//! | `operation::<op>::<Op>Error` | per operation, the same for the errors it (or the service) declares, and `From<..> for Error` |
 //! | `operation::<op>::{OPERATION_NAME, READONLY, IDEMPOTENT}` | the operation's name and its `@readonly` / `@idempotent` traits |
 //! | `SERVICE_SHAPE_ID`, `SDK_ID` | the service's shape ID and `sdkId` (its name without `aws.api#service`) |
-//! | `Unhandled` | a code the model does not describe (here): code, message, status; retry safety `Maybe`, fault from the status, so the runtime's AWS rules for unmodeled errors classify it |
+//! | `Unhandled` | a code the model does not describe (here), with the response's `ErrorMetadata`: a throttling or transient AWS code makes it retryable (AWS rules on), else its retry safety is `Maybe` and its fault follows the received status |
 //! | `Document` | only when a member is a `document` |
 //!
-//! Names: types keep the shape's name (after the service's `rename`),
-//! sanitized only when it is not a Rust identifier; fields are the
-//! snake_case of the member name, keywords escaped (`r#type`); fields are
-//! `Option<T>` unless `@required`. A member that closes a cycle of
-//! structures and unions is boxed. Two shapes that would share a Rust name
-//! are an error.
+//! `@deprecated` shapes are `#[deprecated]`. The generated code passes
+//! `clippy::pedantic` and `missing_docs`. The mapping to smithy-rs's error
+//! API is in the crate's README.
+//!
+//! Names: every shape ID, member name and `rename` value must be a Smithy
+//! identifier (else an error); types keep the shape's name (after the
+//! service's `rename`); fields are the snake_case of the member name,
+//! keywords escaped (`r#type`, `self_`), members that meet on one field
+//! name numbered in model order (`foo_bar2`); fields are `Option<T>` unless
+//! `@required`. A member that closes a cycle of structures and unions is
+//! boxed. Two shapes that would share a Rust name are an error.
 //!
 //! # From traits to attributes
 //!
 //! | Smithy | attribute |
 //! |---|---|
 //! | `@error("client")` / `@error("server")` | `#[error_fault(client)]` / `#[error_fault(server)]` |
-//! | `@httpError(N)`, else `aws.protocols#awsQueryError`'s `httpResponseCode` | `#[http_error(N)]`, left out when outside 400..=599 or contradicting `@error` (a client error with a 5xx, a server error with a 4xx) |
+//! | `@httpError(N)`, else `aws.protocols#awsQueryError`'s `httpResponseCode` (400..=599, else an error) | `#[http_error(N)]`, left out when contradicting `@error` (a client error with a 5xx, a server error with a 4xx) |
 //! | `@retryable` / `@retryable(throttling: true)` | `#[retryable]` / `#[retryable(throttling = true)]` |
 //! | AWS rules, no `@retryable`: the shape name or `awsQueryError` code is a throttling code | `#[retryable(throttling = true)]` |
 //! | AWS rules, no `@retryable`: a transient code | `#[retryable]` |
