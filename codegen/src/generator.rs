@@ -380,7 +380,15 @@ fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    // A new file gets the mode any new file gets (0o666 less the umask), a
+    // replaced one keeps its own; not `tempfile`'s private 0o600.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut file = builder.tempfile_in(dir)?;
+    if let Ok(existing) = std::fs::metadata(path) {
+        file.as_file().set_permissions(existing.permissions())?;
+    }
     file.write_all(contents.as_bytes())?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;

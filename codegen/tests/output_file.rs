@@ -351,3 +351,29 @@ fn the_cli_reports_a_directory_target() {
     );
     assert!(names(&dir.path().join("out")).is_empty());
 }
+
+#[cfg(unix)]
+#[test]
+fn a_replaced_file_keeps_its_mode_and_a_new_one_gets_the_usual_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let kept = dir.path().join("kept.rs");
+    std::fs::write(&kept, "// old\n").expect("write");
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    write_output(&kept, "// new\n").expect("write");
+    assert_eq!(mode(&kept), 0o640);
+    // A new file gets what any new file gets here (0o666 less the umask),
+    // as one made with `std::fs::write` shows; not a private 0o600.
+    let usual = dir.path().join("usual");
+    std::fs::write(&usual, "").expect("write");
+    let new = dir.path().join("new.rs");
+    write_output(&new, "// new\n").expect("write");
+    assert_eq!(mode(&new), mode(&usual));
+}
