@@ -125,7 +125,7 @@ pub use rebound_runtime::*;
 /// | attribute (on a field) | effect |
 /// |---|---|
 /// | `#[retry_after]` | `retry_after()` reads the field |
-/// | `#[error_metadata]` | the field is the response's [`ErrorMetadata`]: `http_status()` is its status when it has one |
+/// | `#[error_metadata]` | the field is the response's [`ErrorMetadata`] (or any [`ProvideErrorMetadata`]): `http_status()` is its status when it has one |
 ///
 /// The mapping is Smithy's, exactly:
 ///
@@ -299,7 +299,8 @@ pub use rebound_runtime::*;
 ///
 /// # `#[error_metadata]`
 ///
-/// On one field of type [`ErrorMetadata`]: what the response said about the
+/// On one field of type [`ErrorMetadata`] (or of any type implementing
+/// [`ProvideErrorMetadata`]): what the response said about the
 /// error. `http_status()` is then the status the response carried, when the
 /// metadata has one, and the declared (or Smithy's default) status
 /// otherwise, so the AWS rules see the status that came back. Generated

@@ -140,6 +140,8 @@ impl Shape {
         self.traits.contains_key(id)
     }
 
+    /// The member `name`. Linear in the members: meant for lists and maps,
+    /// which have at most two.
     pub(crate) fn member(&self, name: &str) -> Option<&Member> {
         self.members.iter().find(|m| m.name == name)
     }
@@ -179,7 +181,18 @@ pub(crate) fn prelude(id: &str) -> Option<ShapeType> {
     })
 }
 
-#[derive(Deserialize)]
+/// How deep mixins may nest: a shape's mixins, their mixins, and so on.
+/// Smithy sets no limit, and real models nest a few levels; the limit
+/// bounds the work of applying mixins (each shape copies the members of its
+/// mixins, which hold their own mixins' members).
+pub(crate) const MAX_MIXIN_DEPTH: usize = 32;
+
+/// How deep lists and maps may nest: a list of lists of maps of ... counts
+/// each list and map. Real models nest a few levels; the generated type
+/// (`Vec<Vec<HashMap<..>>>`) is written by recursion over them.
+pub(crate) const MAX_COLLECTION_DEPTH: usize = 32;
+
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct RawShape {
     #[serde(rename = "type")]
@@ -242,9 +255,10 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
     };
     // Check it is JSON first (for the line and column of a syntax error),
     // then read the top level and each shape from their raw text, so that
-    // members keep the model's order.
+    // members keep the model's order. The raw text is borrowed from `json`,
+    // never copied.
     serde_json::from_str::<serde::de::IgnoredAny>(json).map_err(json_error)?;
-    let Ok(top) = serde_json::from_str::<IndexMap<String, Box<RawValue>>>(json) else {
+    let Ok(top) = serde_json::from_str::<IndexMap<String, &RawValue>>(json) else {
         return Err(not_smithy("the document is not a JSON object"));
     };
     match top
@@ -263,7 +277,7 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
     }
     let raw_shapes = match top.get("shapes") {
         None => IndexMap::new(),
-        Some(shapes) => serde_json::from_str::<IndexMap<String, Box<RawValue>>>(shapes.get())
+        Some(shapes) => serde_json::from_str::<IndexMap<String, &RawValue>>(shapes.get())
             .map_err(|_| not_smithy("`shapes` is not an object"))?,
     };
 
@@ -311,143 +325,412 @@ pub(crate) fn pointer(parts: &[&str]) -> String {
     })
 }
 
-fn build(origin: &str, raw: IndexMap<String, RawShape>) -> Result<Model, CodegenError> {
-    let fail = |kind| CodegenError::new(origin, kind);
-    let mut shapes = IndexMap::with_capacity(raw.len());
-    for (id, shape) in &raw {
-        let Some(shape_type) = ShapeType::parse(&shape.shape_type) else {
-            if shape.shape_type == "apply" {
-                continue; // Traits applied elsewhere; `smithy ast` folds them in.
+/// The model from its raw shapes, which are moved into it: checked (types,
+/// mixins, references), built each after its mixins, then checked as built
+/// (lists and maps, `@error` traits).
+fn build(origin: &str, mut raw: IndexMap<String, RawShape>) -> Result<Model, CodegenError> {
+    let (order, types) = build_order(origin, &raw)?;
+    check_references(origin, &raw)?;
+
+    let mut built: Vec<Option<Shape>> = std::iter::repeat_with(|| None).take(raw.len()).collect();
+    // Where lists and maps hold lists and maps: (holder, held, the JSON
+    // pointer of the member).
+    let mut nesting: Vec<(usize, usize, String)> = Vec::new();
+    for index in order {
+        let shape = std::mem::take(&mut raw[index]);
+        let id = raw.get_index(index).map_or("", |(id, _)| id.as_str());
+        let shape_type = types[index].expect("the build order holds typed shapes only");
+        let mixins: Vec<&Shape> = shape
+            .mixins
+            .iter()
+            .map(|mixin| {
+                let at = raw
+                    .get_index_of(&mixin.target)
+                    .expect("mixins were checked");
+                built[at].as_ref().expect("mixins are built first")
+            })
+            .collect();
+        if matches!(shape_type, ShapeType::List | ShapeType::Map) {
+            let members = collection_members(id, shape_type, &shape, &mixins).map_err(
+                |(pointer, message)| {
+                    CodegenError::new(
+                        origin,
+                        ErrorKind::InvalidShape {
+                            shape: id.to_owned(),
+                            pointer,
+                            message,
+                        },
+                    )
+                },
+            )?;
+            for (target, pointer) in members {
+                if let Some(held) = raw.get_index_of(target)
+                    && matches!(types[held], Some(ShapeType::List | ShapeType::Map))
+                {
+                    nesting.push((index, held, pointer));
+                }
             }
-            return Err(fail(ErrorKind::InvalidShape {
-                shape: id.clone(),
-                pointer: pointer(&["shapes", id, "type"]),
-                message: format!("unknown shape type \"{}\"", shape.shape_type),
-            }));
-        };
-        let (members, traits) = flatten_mixins(origin, &raw, id, &mut Vec::new())?;
-        let refs = |list: &[Ref]| list.iter().map(|r| r.target.clone()).collect::<Vec<_>>();
-        let mut operations = refs(&shape.operations);
-        operations.extend(refs(&shape.collection_operations));
-        let lifecycle = [
-            &shape.create,
-            &shape.put,
-            &shape.read,
-            &shape.update,
-            &shape.delete,
-            &shape.list,
-        ];
-        operations.extend(lifecycle.into_iter().flatten().map(|r| r.target.clone()));
-        shapes.insert(
-            id.clone(),
-            Shape {
-                id: id.clone(),
-                shape_type,
-                members,
-                traits,
-                operations,
-                resources: refs(&shape.resources),
-                errors: refs(&shape.errors),
-                rename: shape.rename.clone(),
-                input: shape.input.as_ref().map(|r| r.target.clone()),
-                output: shape.output.as_ref().map(|r| r.target.clone()),
-            },
-        );
+        }
+        let shape = build_shape(id, shape_type, shape, &mixins);
+        built[index] = Some(shape);
     }
+    check_nesting(origin, &raw, &nesting)?;
+    let shapes = raw
+        .into_keys()
+        .zip(built)
+        .filter_map(|(id, shape)| Some((id, shape?)))
+        .collect();
     let model = Model { shapes };
     crate::identifiers::check(origin, &model)?;
-    check_references(origin, &model, &raw)?;
     check_error_traits(origin, &model)?;
     crate::traits::check(origin, &model)?;
     Ok(model)
 }
 
-/// The members (mixins' first, in mixin order) and traits (the shape's own
-/// over its mixins', `@mixin` itself not inherited) of shape `id`.
-fn flatten_mixins(
+/// Where a depth-first walk stands with a shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Visit {
+    Unseen,
+    /// On the walk's path: meeting it again closes a cycle.
+    Open,
+    Done,
+}
+
+/// The order to build shapes in, every shape after its mixins (shapes of
+/// type `apply` are left out), and each shape's type. Checks the types, that
+/// every mixin is a shape of the model, and that mixins form no cycle and
+/// nest at most [`MAX_MIXIN_DEPTH`] deep. Iterative, so that a long chain
+/// of mixins cannot overflow the stack.
+fn build_order(
     origin: &str,
     raw: &IndexMap<String, RawShape>,
-    id: &str,
-    visiting: &mut Vec<String>,
-) -> Result<(Vec<Member>, Traits), CodegenError> {
-    let shape = &raw[id];
-    if visiting.iter().any(|v| v == id) {
-        return Err(CodegenError::new(
+) -> Result<(Vec<usize>, Vec<Option<ShapeType>>), CodegenError> {
+    let invalid = |id: &str, pointer: String, message: String| {
+        CodegenError::new(
             origin,
             ErrorKind::InvalidShape {
                 shape: id.to_owned(),
-                pointer: pointer(&["shapes", id, "mixins"]),
-                message: "its mixins form a cycle".to_owned(),
+                pointer,
+                message,
             },
-        ));
+        )
+    };
+    let index_of = |id: &str| {
+        raw.get_index_of(id)
+            .filter(|&at| raw[at].shape_type != "apply")
+    };
+    let mut types = vec![None; raw.len()];
+    let mut state = vec![Visit::Unseen; raw.len()];
+    // How deep each shape's mixins nest: 0 without mixins.
+    let mut depth = vec![0; raw.len()];
+    let mut order = Vec::with_capacity(raw.len());
+    for (root, (id, shape)) in raw.iter().enumerate() {
+        let Some(shape_type) = ShapeType::parse(&shape.shape_type) else {
+            if shape.shape_type == "apply" {
+                continue; // Traits applied elsewhere; `smithy ast` folds them in.
+            }
+            return Err(invalid(
+                id,
+                pointer(&["shapes", id, "type"]),
+                format!("unknown shape type \"{}\"", shape.shape_type),
+            ));
+        };
+        types[root] = Some(shape_type);
+        if state[root] == Visit::Done {
+            continue;
+        }
+        state[root] = Visit::Open;
+        // Depth-first through the mixins: (shape, its next mixin).
+        let mut stack = vec![(root, 0)];
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            let (id, shape) = raw.get_index(node).expect("an index of the map");
+            if let Some(mixin) = shape.mixins.get(*next) {
+                let Some(target) = index_of(&mixin.target) else {
+                    return Err(CodegenError::new(
+                        origin,
+                        ErrorKind::MissingShape {
+                            shape: id.clone(),
+                            pointer: pointer(&[
+                                "shapes",
+                                id,
+                                "mixins",
+                                &next.to_string(),
+                                "target",
+                            ]),
+                            target: mixin.target.clone(),
+                        },
+                    ));
+                };
+                *next += 1;
+                match state[target] {
+                    Visit::Open => {
+                        let target = &mixin.target;
+                        return Err(invalid(
+                            target,
+                            pointer(&["shapes", target, "mixins"]),
+                            "its mixins form a cycle".to_owned(),
+                        ));
+                    }
+                    Visit::Unseen => {
+                        state[target] = Visit::Open;
+                        stack.push((target, 0));
+                    }
+                    Visit::Done => {}
+                }
+                continue;
+            }
+            stack.pop();
+            depth[node] = shape
+                .mixins
+                .iter()
+                .filter_map(|mixin| index_of(&mixin.target))
+                .map(|mixin| depth[mixin] + 1)
+                .max()
+                .unwrap_or(0);
+            if depth[node] > MAX_MIXIN_DEPTH {
+                return Err(invalid(
+                    id,
+                    pointer(&["shapes", id, "mixins"]),
+                    format!(
+                        "its mixins nest more than {MAX_MIXIN_DEPTH} deep (the generator's limit)"
+                    ),
+                ));
+            }
+            state[node] = Visit::Done;
+            order.push(node);
+        }
     }
-    visiting.push(id.to_owned());
-    let mut members: Vec<Member> = Vec::new();
-    let mut traits = Traits::new();
-    for (index, mixin) in shape.mixins.iter().enumerate() {
-        if !raw.contains_key(&mixin.target) {
-            return Err(CodegenError::new(
-                origin,
-                ErrorKind::MissingShape {
-                    shape: id.to_owned(),
-                    pointer: pointer(&["shapes", id, "mixins", &index.to_string(), "target"]),
-                    target: mixin.target.clone(),
-                },
+    Ok((order, types))
+}
+
+/// The member target and JSON pointer of each member of a list (`member`)
+/// or map (`key`, `value`), the shape's own or else its mixins'; or, for any
+/// other member, its pointer and what is wrong.
+fn collection_members<'s>(
+    id: &str,
+    shape_type: ShapeType,
+    shape: &'s RawShape,
+    mixins: &[&'s Shape],
+) -> Result<Vec<(&'s str, String)>, (String, String)> {
+    let (allowed, only): (&[&str], &str) = if shape_type == ShapeType::List {
+        (&["member"], "a list's only member is `member`")
+    } else {
+        (
+            &["key", "value"],
+            "a map's only members are `key` and `value`",
+        )
+    };
+    let singles = [
+        ("member", &shape.member),
+        ("key", &shape.key),
+        ("value", &shape.value),
+    ];
+    for (name, member) in singles {
+        if member.is_some() && !allowed.contains(&name) {
+            return Err((
+                pointer(&["shapes", id, name]),
+                format!("{only}, not `{name}`"),
             ));
         }
-        let (inherited, mixin_traits) = flatten_mixins(origin, raw, &mixin.target, visiting)?;
-        for member in inherited {
-            match members.iter_mut().find(|m| m.name == member.name) {
-                Some(existing) => *existing = member,
-                None => members.push(member),
-            }
-        }
-        traits.extend(
-            mixin_traits
-                .into_iter()
-                .filter(|(name, _)| name != "smithy.api#mixin"),
-        );
     }
-    visiting.pop();
+    if let Some(name) = shape
+        .members
+        .keys()
+        .find(|n| !allowed.contains(&n.as_str()))
+    {
+        return Err((
+            pointer(&["shapes", id, "members", name]),
+            format!("{only}, not `{name}`"),
+        ));
+    }
+    let inherited = mixins.iter().flat_map(|mixin| &mixin.members);
+    if let Some(member) = inherited
+        .clone()
+        .find(|m| !allowed.contains(&m.name.as_str()))
+    {
+        return Err((
+            pointer(&["shapes", id, "mixins"]),
+            format!("{only}, not `{}` (from its mixins)", member.name),
+        ));
+    }
+    let members = allowed.iter().filter_map(|&name| {
+        let single = singles
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, m)| m.as_ref());
+        if let Some(member) = single {
+            return Some((member.target.as_str(), pointer(&["shapes", id, name])));
+        }
+        if let Some(member) = shape.members.get(name) {
+            return Some((
+                member.target.as_str(),
+                pointer(&["shapes", id, "members", name]),
+            ));
+        }
+        let member = inherited.clone().rev().find(|m| m.name == name)?;
+        Some((member.target.as_str(), pointer(&["shapes", id, "mixins"])))
+    });
+    Ok(members.collect())
+}
+
+/// Shape `id` from its raw form and its mixins (already built): their
+/// members first, in mixin order, then its own; their traits under its
+/// own, `@mixin` itself not inherited.
+fn build_shape(id: &str, shape_type: ShapeType, shape: RawShape, mixins: &[&Shape]) -> Shape {
+    // By name: a member declared again replaces the earlier one in place.
+    let mut members: IndexMap<String, RawMember> = IndexMap::new();
+    let mut traits = Traits::new();
+    for mixin in mixins {
+        for member in &mixin.members {
+            let copy = RawMember {
+                target: member.target.clone(),
+                traits: member.traits.clone(),
+            };
+            members.insert(member.name.clone(), copy);
+        }
+        let inherited = mixin
+            .traits
+            .iter()
+            .filter(|(name, _)| *name != "smithy.api#mixin");
+        traits.extend(inherited.map(|(name, value)| (name.clone(), value.clone())));
+    }
+    traits.extend(shape.traits);
     let own = shape
         .members
-        .iter()
-        .map(|(name, m)| (name.as_str(), m))
-        .chain(shape.member.iter().map(|m| ("member", m)))
-        .chain(shape.key.iter().map(|m| ("key", m)))
-        .chain(shape.value.iter().map(|m| ("value", m)));
-    for (name, m) in own {
-        let member = Member {
-            name: name.to_owned(),
-            target: m.target.clone(),
-            traits: m.traits.clone(),
-        };
-        match members.iter_mut().find(|existing| existing.name == name) {
+        .into_iter()
+        .chain(shape.member.map(|m| ("member".to_owned(), m)))
+        .chain(shape.key.map(|m| ("key".to_owned(), m)))
+        .chain(shape.value.map(|m| ("value".to_owned(), m)));
+    for (name, member) in own {
+        match members.get_mut(&name) {
             // A member redeclared on the shape keeps the mixin's traits
             // under its own.
             Some(existing) => {
-                let mut merged = existing.traits.clone();
-                merged.extend(member.traits);
-                *existing = Member {
-                    traits: merged,
-                    ..member
-                };
+                existing.target = member.target;
+                existing.traits.extend(member.traits);
             }
-            None => members.push(member),
+            None => {
+                members.insert(name, member);
+            }
         }
     }
-    traits.extend(shape.traits.clone());
-    Ok((members, traits))
+    let targets = |refs: Vec<Ref>| refs.into_iter().map(|r| r.target);
+    let mut operations: Vec<String> = targets(shape.operations).collect();
+    operations.extend(targets(shape.collection_operations));
+    let lifecycle = [
+        shape.create,
+        shape.put,
+        shape.read,
+        shape.update,
+        shape.delete,
+        shape.list,
+    ];
+    operations.extend(lifecycle.into_iter().flatten().map(|r| r.target));
+    Shape {
+        id: id.to_owned(),
+        shape_type,
+        members: members
+            .into_iter()
+            .map(|(name, m)| Member {
+                name,
+                target: m.target,
+                traits: m.traits,
+            })
+            .collect(),
+        traits,
+        operations,
+        resources: targets(shape.resources).collect(),
+        errors: targets(shape.errors).collect(),
+        rename: shape.rename,
+        input: shape.input.map(|r| r.target),
+        output: shape.output.map(|r| r.target),
+    }
+}
+
+/// Lists and maps hold each other (`nesting`: holder, held, the JSON
+/// pointer of the member) in no cycle, which Smithy forbids (a shape can
+/// refer back to itself only through a structure or union), and at most
+/// [`MAX_COLLECTION_DEPTH`] deep. Iterative, so that deep nesting cannot
+/// overflow the stack.
+fn check_nesting(
+    origin: &str,
+    raw: &IndexMap<String, RawShape>,
+    nesting: &[(usize, usize, String)],
+) -> Result<(), CodegenError> {
+    let invalid = |node: usize, pointer: &str, message: String| {
+        let id = raw.get_index(node).map_or("", |(id, _)| id.as_str());
+        CodegenError::new(
+            origin,
+            ErrorKind::InvalidShape {
+                shape: id.to_owned(),
+                pointer: pointer.to_owned(),
+                message,
+            },
+        )
+    };
+    let mut holds: Vec<Vec<(usize, &str)>> = vec![Vec::new(); raw.len()];
+    for (holder, held, pointer) in nesting {
+        holds[*holder].push((*held, pointer));
+    }
+    let mut state = vec![Visit::Unseen; raw.len()];
+    // How many lists and maps nest in each, itself included.
+    let mut depth = vec![1; raw.len()];
+    for root in 0..raw.len() {
+        if holds[root].is_empty() || state[root] != Visit::Unseen {
+            continue;
+        }
+        state[root] = Visit::Open;
+        // Depth-first through the held shapes: (shape, its next held one).
+        let mut stack = vec![(root, 0)];
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&(held, pointer)) = holds[node].get(*next) {
+                *next += 1;
+                match state[held] {
+                    Visit::Open => {
+                        return Err(invalid(
+                            node,
+                            pointer,
+                            "its members form a cycle of lists and maps, which Smithy forbids \
+                             (a shape can refer back to itself only through a structure or union)"
+                                .to_owned(),
+                        ));
+                    }
+                    Visit::Unseen => {
+                        state[held] = Visit::Open;
+                        stack.push((held, 0));
+                    }
+                    Visit::Done => {}
+                }
+                continue;
+            }
+            stack.pop();
+            if let Some(&(deepest, pointer)) =
+                holds[node].iter().max_by_key(|(held, _)| depth[*held])
+            {
+                depth[node] = depth[deepest] + 1;
+                if depth[node] > MAX_COLLECTION_DEPTH {
+                    return Err(invalid(
+                        node,
+                        pointer,
+                        format!(
+                            "its members nest lists and maps more than {MAX_COLLECTION_DEPTH} deep \
+                             (the generator's limit)"
+                        ),
+                    ));
+                }
+            }
+            state[node] = Visit::Done;
+        }
+    }
+    Ok(())
 }
 
 /// Every member target and shape reference names a shape of the model or of
 /// the prelude.
-fn check_references(
-    origin: &str,
-    model: &Model,
-    raw: &IndexMap<String, RawShape>,
-) -> Result<(), CodegenError> {
-    let exists = |target: &str| model.shapes.contains_key(target) || prelude(target).is_some();
+fn check_references(origin: &str, raw: &IndexMap<String, RawShape>) -> Result<(), CodegenError> {
+    let exists = |target: &str| {
+        raw.get(target).is_some_and(|s| s.shape_type != "apply") || prelude(target).is_some()
+    };
     for (id, shape) in raw {
         let members = shape
             .members
@@ -566,6 +849,256 @@ mod tests {
         assert_eq!(names, ["message", "code"]);
         assert_eq!(thing.traits["smithy.api#error"], "server");
         assert!(!thing.has_trait("smithy.api#mixin"));
+    }
+
+    /// The message of an `InvalidShape` error, with its shape and pointer.
+    fn invalid(json: &str) -> (String, String, String) {
+        match parse("m", json).expect_err("invalid").kind() {
+            ErrorKind::InvalidShape {
+                shape,
+                pointer,
+                message,
+            } => (shape.clone(), pointer.clone(), message.clone()),
+            other => panic!("not InvalidShape: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn mixins_apply_in_order_and_own_members_override_in_place() {
+        // B and C both mix in A (a diamond); D mixes in B then C. `a` comes
+        // from A, `b` from B, `c` from C; D redeclares `b`, keeping B's
+        // traits under its own.
+        let json = r#"{"smithy": "2.0", "shapes": {
+            "ex#D": {"type": "structure", "mixins": [{"target": "ex#B"}, {"target": "ex#C"}],
+                     "members": {"b": {"target": "smithy.api#Integer",
+                                       "traits": {"smithy.api#required": {}}},
+                                 "d": {"target": "smithy.api#String"}}},
+            "ex#C": {"type": "structure", "mixins": [{"target": "ex#A"}],
+                     "members": {"c": {"target": "smithy.api#String"}},
+                     "traits": {"smithy.api#mixin": {}, "ex#fromC": "c"}},
+            "ex#B": {"type": "structure", "mixins": [{"target": "ex#A"}],
+                     "members": {"b": {"target": "smithy.api#String",
+                                       "traits": {"smithy.api#documentation": "B's"}}},
+                     "traits": {"smithy.api#mixin": {}, "ex#fromB": "b"}},
+            "ex#A": {"type": "structure", "members": {"a": {"target": "smithy.api#String"}},
+                     "traits": {"smithy.api#mixin": {}, "ex#fromA": "a"}}
+        }}"#;
+        let model = parse("m", json).expect("valid");
+        let d = &model.shapes["ex#D"];
+        let names: Vec<_> = d.members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+        let b = d.member("b").expect("b");
+        assert_eq!(b.target, "smithy.api#Integer");
+        assert_eq!(b.traits["smithy.api#documentation"], "B's");
+        assert!(b.traits.contains_key("smithy.api#required"));
+        let traits: Vec<_> = d.traits.keys().map(String::as_str).collect();
+        assert_eq!(traits, ["ex#fromA", "ex#fromB", "ex#fromC"]);
+        // The model keeps the file's order.
+        let ids: Vec<_> = model.shapes.keys().map(String::as_str).collect();
+        assert_eq!(ids, ["ex#D", "ex#C", "ex#B", "ex#A"]);
+    }
+
+    /// A chain of `n` mixins, `ex#M0` (the last, with no mixin) to
+    /// `ex#M{n-1}`, each adding a member, in file order from `ex#M{n-1}`
+    /// when `reversed`.
+    fn mixin_chain(n: usize, reversed: bool) -> String {
+        let shape = |i: usize| {
+            let mixins = if i == 0 {
+                String::new()
+            } else {
+                format!(r#""mixins": [{{"target": "ex#M{}"}}], "#, i - 1)
+            };
+            format!(
+                r#""ex#M{i}": {{"type": "structure", {mixins}"members": {{"m{i}": {{"target": "smithy.api#String"}}}}, "traits": {{"smithy.api#mixin": {{}}}}}}"#
+            )
+        };
+        let mut shapes: Vec<String> = (0..n).map(shape).collect();
+        if reversed {
+            shapes.reverse();
+        }
+        format!(
+            r#"{{"smithy": "2.0", "shapes": {{{}}}}}"#,
+            shapes.join(", ")
+        )
+    }
+
+    #[test]
+    fn mixin_chains_up_to_the_limit_are_flattened() {
+        for reversed in [false, true] {
+            let model = parse("m", &mixin_chain(MAX_MIXIN_DEPTH + 1, reversed)).expect("valid");
+            let last = &model.shapes[&format!("ex#M{MAX_MIXIN_DEPTH}")];
+            assert_eq!(last.members.len(), MAX_MIXIN_DEPTH + 1);
+            assert_eq!(last.members[0].name, "m0");
+            // Its own `@mixin`, none inherited.
+            assert_eq!(last.traits.len(), 1);
+        }
+    }
+
+    #[test]
+    fn mixin_chains_past_the_limit_are_an_error_naming_the_first_too_deep() {
+        let too_deep = format!("ex#M{}", MAX_MIXIN_DEPTH + 1);
+        for reversed in [false, true] {
+            let (shape, pointer, message) = invalid(&mixin_chain(MAX_MIXIN_DEPTH + 2, reversed));
+            assert_eq!(shape, too_deep);
+            assert_eq!(pointer, format!("/shapes/{too_deep}/mixins"));
+            assert_eq!(
+                message,
+                "its mixins nest more than 32 deep (the generator's limit)"
+            );
+        }
+    }
+
+    #[test]
+    fn members_by_the_ten_thousand_merge_by_name() {
+        // A mixin of 30,000 members, each redeclared by the shape using it:
+        // every lookup by name is a hash lookup, not a scan.
+        const N: usize = 30_000;
+        let members = |traits: &str| {
+            (0..N)
+                .map(|i| format!(r#""m{i}": {{"target": "smithy.api#String"{traits}}}"#))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let json = format!(
+            r#"{{"smithy": "2.0", "shapes": {{
+                "ex#Base": {{"type": "structure", "members": {{{}}}, "traits": {{"smithy.api#mixin": {{}}}}}},
+                "ex#S": {{"type": "structure", "mixins": [{{"target": "ex#Base"}}], "members": {{{}}}}}
+            }}}}"#,
+            members(""),
+            members(r#", "traits": {"smithy.api#required": {}}"#),
+        );
+        let model = parse("m", &json).expect("valid");
+        let members = &model.shapes["ex#S"].members;
+        assert_eq!(members.len(), N);
+        assert_eq!(members[N - 1].name, format!("m{}", N - 1));
+        assert!(
+            members
+                .iter()
+                .all(|m| m.traits.contains_key("smithy.api#required"))
+        );
+    }
+
+    #[test]
+    fn mixin_cycles_and_missing_mixins() {
+        let (shape, pointer, message) = invalid(
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#A": {"type": "structure", "mixins": [{"target": "ex#B"}]},
+                "ex#B": {"type": "structure", "mixins": [{"target": "ex#A"}]}
+            }}"#,
+        );
+        assert_eq!(
+            (shape.as_str(), pointer.as_str(), message.as_str()),
+            ("ex#A", "/shapes/ex#A/mixins", "its mixins form a cycle")
+        );
+        let err = parse(
+            "m",
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#A": {"type": "structure", "mixins": [{"target": "ex#Gone"}]}
+            }}"#,
+        )
+        .expect_err("missing");
+        assert!(
+            matches!(err.kind(), ErrorKind::MissingShape { pointer, .. }
+                if pointer == "/shapes/ex#A/mixins/0/target"),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn lists_and_maps_nest_up_to_the_limit() {
+        // ex#L1 holds a map of ex#L0 values, ..., each level one list or map.
+        let levels = MAX_COLLECTION_DEPTH;
+        let shapes: Vec<String> = (0..levels)
+            .map(|i| {
+                let inner = if i == 0 {
+                    "smithy.api#String".to_owned()
+                } else {
+                    format!("ex#L{}", i - 1)
+                };
+                if i % 2 == 0 {
+                    format!(r#""ex#L{i}": {{"type": "list", "member": {{"target": "{inner}"}}}}"#)
+                } else {
+                    format!(
+                        r#""ex#L{i}": {{"type": "map", "key": {{"target": "smithy.api#String"}}, "value": {{"target": "{inner}"}}}}"#
+                    )
+                }
+            })
+            .collect();
+        let json = format!(
+            r#"{{"smithy": "2.0", "shapes": {{{}}}}}"#,
+            shapes.join(", ")
+        );
+        parse("m", &json).expect("at the limit");
+        let deeper = json.replacen(
+            r#""shapes": {"#,
+            &format!(
+                r#""shapes": {{"ex#Top": {{"type": "list", "member": {{"target": "ex#L{}"}}}}, "#,
+                levels - 1
+            ),
+            1,
+        );
+        let (shape, pointer, message) = invalid(&deeper);
+        assert_eq!(shape, "ex#Top");
+        assert_eq!(pointer, "/shapes/ex#Top/member");
+        assert_eq!(
+            message,
+            "its members nest lists and maps more than 32 deep (the generator's limit)"
+        );
+    }
+
+    #[test]
+    fn cycles_of_lists_and_maps_are_an_error_but_structures_break_them() {
+        const CYCLE: &str = "its members form a cycle of lists and maps, which Smithy forbids \
+                             (a shape can refer back to itself only through a structure or union)";
+        // A map whose key is a list of the map, through a mixin's member.
+        let (shape, pointer, message) = invalid(
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#M": {"type": "map", "key": {"target": "ex#L"}, "value": {"target": "smithy.api#String"}},
+                "ex#L": {"type": "list", "mixins": [{"target": "ex#Base"}]},
+                "ex#Base": {"type": "list", "member": {"target": "ex#M"}, "traits": {"smithy.api#mixin": {}}}
+            }}"#,
+        );
+        assert_eq!(
+            (shape.as_str(), pointer.as_str(), message.as_str()),
+            ("ex#L", "/shapes/ex#L/mixins", CYCLE)
+        );
+        // Through a structure: a recursive shape Smithy allows.
+        parse(
+            "m",
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#L": {"type": "list", "member": {"target": "ex#S"}},
+                "ex#S": {"type": "structure", "members": {"children": {"target": "ex#L"}}}
+            }}"#,
+        )
+        .expect("valid");
+    }
+
+    #[test]
+    fn lists_and_maps_have_only_their_own_members() {
+        let (shape, pointer, message) = invalid(
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#L": {"type": "list", "member": {"target": "smithy.api#String"},
+                         "members": {"extra": {"target": "smithy.api#String"}}}
+            }}"#,
+        );
+        assert_eq!(
+            (shape.as_str(), pointer.as_str(), message.as_str()),
+            (
+                "ex#L",
+                "/shapes/ex#L/members/extra",
+                "a list's only member is `member`, not `extra`"
+            )
+        );
+        let (_, pointer, message) = invalid(
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#M": {"type": "map", "member": {"target": "smithy.api#String"}}
+            }}"#,
+        );
+        assert_eq!(pointer, "/shapes/ex#M/member");
+        assert_eq!(
+            message,
+            "a map's only members are `key` and `value`, not `member`"
+        );
     }
 
     #[test]

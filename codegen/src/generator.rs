@@ -143,6 +143,7 @@ impl Generator {
     pub fn generate(&self) -> Result<String, CodegenError> {
         let (origin, json) = self.read()?;
         let model = ast::parse(&origin, &json)?;
+        drop(json); // The model holds what it needs: free a file read here.
         let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
         Ok(self.emit(&origin, &view)?.source)
     }
@@ -157,6 +158,7 @@ impl Generator {
     pub fn generate_all(&self) -> Result<Vec<GeneratedService>, CodegenError> {
         let (origin, json) = self.read()?;
         let model = ast::parse(&origin, &json)?;
+        drop(json);
         let views = match &self.service {
             Some(id) => vec![ServiceView::select(&origin, &model, Some(id))?],
             None => ServiceView::all(&origin, &model)?,

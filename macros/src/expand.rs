@@ -64,8 +64,9 @@ struct Static<'a> {
     /// The hint field and its type (named in the generated read, so that a
     /// type error is reported at the field's type).
     hint: Option<(&'a Member, &'a syn::Type)>,
-    /// The `#[error_metadata]` field and its type (a type error is reported
-    /// at the type): its status comes before the modeled one.
+    /// The `#[error_metadata]` field and its type (read through
+    /// `ProvideErrorMetadata`, so a type without it is reported at the type):
+    /// its status comes before the modeled one.
     metadata: Option<(&'a Member, &'a syn::Type)>,
 }
 
@@ -217,8 +218,9 @@ fn expand(input: &Input<'_>) -> TokenStream {
                 };
                 match a.metadata {
                     Some((_, ty)) => {
-                        let read =
-                            quote_spanned!(ty.span()=> #krate::ErrorMetadata::http_status(#field));
+                        let read = quote_spanned! {ty.span()=>
+                            <#ty as #krate::ProvideErrorMetadata>::meta(#field).http_status()
+                        };
                         quote!(#read.or(#modeled))
                     }
                     None => modeled,
