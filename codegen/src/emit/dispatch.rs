@@ -22,10 +22,12 @@ impl Emitter<'_, '_> {
         self.error_enum(&name, &docs, &view.errors, &quote!(self::))
     }
 
-    /// `operation::*`.
-    pub(super) fn operations(&self) -> TokenStream {
+    /// `operation::*`: a module per operation.
+    pub(super) fn operations(&self) -> impl Iterator<Item = TokenStream> {
         let view = self.view;
-        let modules = view.operations.iter().map(|op| {
+        // The service's variant names, computed once for all operations.
+        let service_variants = self.variant_names(&view.errors);
+        view.operations.iter().map(move |op| {
             let module = ident(&op.module);
             let name = ident(&op.type_name);
             let op_name = op.shape.name();
@@ -37,7 +39,6 @@ impl Emitter<'_, '_> {
             );
             let error_enum = self.error_enum(&name, &enum_docs, &op.errors, &quote!(super::super::));
             let variants = self.variant_names(&op.errors);
-            let service_variants = self.variant_names(&view.errors);
             let arms = op.errors.iter().map(|error| {
                 let from = ident(&variants[&error.id]);
                 let to = ident(&service_variants[&error.id]);
@@ -67,8 +68,7 @@ impl Emitter<'_, '_> {
                     }
                 }
             }
-        });
-        quote!(#(#modules)*)
+        })
     }
 
     /// The variant name of each error (by shape ID), and of the catch-all

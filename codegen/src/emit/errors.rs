@@ -11,15 +11,13 @@ use crate::names::{field_name, unraw};
 use crate::traits::{Because, ErrorAttributes, Fault, Retryable};
 
 impl Emitter<'_, '_> {
-    /// Every error struct of `types::error`.
-    pub(super) fn error_types(&self) -> TokenStream {
+    /// Every error struct of `types::error`, each with its impls.
+    pub(super) fn error_types(&self) -> impl Iterator<Item = TokenStream> {
         let view = self.view;
-        let structs = view
-            .errors
+        view.errors
             .iter()
             .chain(&view.member_errors)
-            .map(|shape| self.error_struct(shape));
-        quote!(#(#structs)*)
+            .map(|shape| self.error_struct(shape))
     }
 
     /// The attributes of one error shape.
