@@ -11,15 +11,15 @@ use crate::ast::Shape;
 use crate::names::{field_name, fresh, unraw};
 
 impl Emitter<'_, '_> {
-    /// The service-wide `Error`.
-    pub(super) fn service_error(&self) -> TokenStream {
+    /// The service-wide `Error`, in parts (it can have thousands of
+    /// variants).
+    pub(super) fn service_error(&self) -> ErrorEnum<'_> {
         let view = self.view;
         let docs = format!(
             " Every error the {} service declares, and `Unhandled` for the others.",
             unraw(view.service.name())
         );
-        let name = ident("Error");
-        self.error_enum(&name, &docs, &view.errors, &quote!(self::))
+        self.error_enum_parts(ident("Error"), docs, &view.errors, quote!(self::))
     }
 
     /// `operation::*`: a module per operation.
@@ -92,8 +92,33 @@ impl Emitter<'_, '_> {
         errors: &[&Shape],
         root: &TokenStream,
     ) -> TokenStream {
-        let krate = &self.krate;
-        let krate_attr = &self.krate_attr;
+        let parts = self.error_enum_parts(name.clone(), docs.to_owned(), errors, root.clone());
+        let variants = (0..errors.len()).map(|index| parts.variant(index));
+        let arms = (0..errors.len()).map(|index| self.code_arm(&parts, index));
+        let display_arms = (0..errors.len()).map(|index| parts.display_arm(index));
+        let enum_item = parts.enum_item(quote!(#(#variants)*));
+        let from_code = parts.dispatch_impl(quote!(#(#arms)*));
+        let display = parts.display_impl(quote!(#(#display_arms)*));
+        let error_impl = parts.error_impl();
+        quote! {
+            #enum_item
+            #from_code
+            #display
+            #error_impl
+        }
+    }
+
+    /// What the parts of an error enum share: its names and, for
+    /// `from_code`, the codes of each error: its shape name, then the
+    /// `awsQueryError` code when no shape name already claims it (between
+    /// two shapes with one query code, the first by Rust name wins).
+    fn error_enum_parts<'e>(
+        &self,
+        name: Ident,
+        docs: String,
+        errors: &'e [&'e Shape],
+        root: TokenStream,
+    ) -> ErrorEnum<'e> {
         let variants = self.variant_names(errors);
         let unhandled = ident(&variants["\0unhandled"]);
         let idents: Vec<Ident> = errors.iter().map(|e| ident(&variants[&e.id])).collect();
@@ -101,88 +126,6 @@ impl Emitter<'_, '_> {
             .iter()
             .map(|e| ident(self.view.rust_name(e)))
             .collect();
-        let variant_docs = errors.iter().map(|e| {
-            let text = format!(" The `{}` error.", e.name());
-            quote!(#[doc = #text])
-        });
-        let arms = self.code_arms(errors, &idents, &types, root);
-        let fallback = quote! {
-            Self::#unhandled(#root Unhandled {
-                code: (!code.is_empty()).then(|| ::std::borrow::ToOwned::to_owned(code)),
-                message,
-                http_status,
-            })
-        };
-        // No modeled error: no match (clippy's `match_single_binding`).
-        let dispatch = if errors.is_empty() {
-            fallback
-        } else {
-            quote! {
-                match code {
-                    #arms
-                    _ => #fallback,
-                }
-            }
-        };
-        let unhandled_link = format!(" [`{unhandled}`](Self::{unhandled})");
-        quote! {
-            #[doc = #docs]
-            ///
-            /// Every variant classifies as the error it holds (`RetryInfo` and
-            /// `ErrorInfo` delegate to it).
-            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, #krate::RetryInfo)]
-            #krate_attr
-            pub enum #name {
-                #(
-                    #variant_docs
-                    #[retry_info(transparent)]
-                    #idents(#root types::error::#types),
-                )*
-                /// An error the model does not describe here.
-                #[retry_info(transparent)]
-                #unhandled(#root Unhandled),
-            }
-
-            impl #name {
-                /// The error a response's error code stands for: a modeled error
-                /// (its message member set to `message`), or
-                #[doc = #unhandled_link]
-                /// with the code, message and status. The code may come in the
-                /// forms protocols send: `Name`, `namespace#Name`,
-                /// `Name:http://...`, and the `awsQueryError` code.
-                pub fn from_code(
-                    code: &str,
-                    message: ::std::option::Option<::std::string::String>,
-                    http_status: ::std::option::Option<u16>,
-                ) -> Self {
-                    let code = #root normalize_error_code(code);
-                    #dispatch
-                }
-            }
-
-            impl ::std::fmt::Display for #name {
-                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                    match self {
-                        #(Self::#idents(error) => ::std::fmt::Display::fmt(error, f),)*
-                        Self::#unhandled(error) => ::std::fmt::Display::fmt(error, f),
-                    }
-                }
-            }
-
-            impl ::std::error::Error for #name {}
-        }
-    }
-
-    /// The match arms of `from_code`: each error's shape name, then the
-    /// `awsQueryError` codes no shape name already claims (between two
-    /// shapes with one query code, the first by Rust name wins).
-    fn code_arms(
-        &self,
-        errors: &[&Shape],
-        idents: &[Ident],
-        types: &[Ident],
-        root: &TokenStream,
-    ) -> TokenStream {
         let mut codes: Vec<Vec<String>> = vec![Vec::new(); errors.len()];
         let mut claimed = std::collections::HashSet::new();
         // Shape names first (two renamed shapes may share one: the first by
@@ -199,30 +142,174 @@ impl Emitter<'_, '_> {
                 codes[index].push(query);
             }
         }
-        let arms = errors.iter().enumerate().filter(|(index, _)| !codes[*index].is_empty()).map(|(index, error)| {
-            let variant = &idents[index];
-            let ty = &types[index];
-            let patterns = &codes[index];
-            let construct = match self.message_member(error) {
-                Some(member) => {
-                    let field = ident(&field_name(&member.name));
-                    let value = if super::is_required(member) {
-                        quote!(#field: message.unwrap_or_default())
-                    } else if field == "message" {
-                        quote!(message) // shorthand: clippy's `redundant_field_names`
-                    } else {
-                        quote!(#field: message)
-                    };
-                    if error.members.len() == 1 {
-                        quote!(#root types::error::#ty { #value })
-                    } else {
-                        quote!(#root types::error::#ty { #value, ..::std::default::Default::default() })
+        ErrorEnum {
+            name,
+            docs,
+            errors,
+            root,
+            krate: self.krate.clone(),
+            krate_attr: self.krate_attr.clone(),
+            unhandled,
+            idents,
+            types,
+            codes,
+        }
+    }
+
+    /// The match arm of `from_code` for error `index`; nothing when it
+    /// claims no code.
+    pub(super) fn code_arm(&self, parts: &ErrorEnum<'_>, index: usize) -> TokenStream {
+        let patterns = &parts.codes[index];
+        if patterns.is_empty() {
+            return TokenStream::new();
+        }
+        let (error, root) = (parts.errors[index], &parts.root);
+        let variant = &parts.idents[index];
+        let ty = &parts.types[index];
+        let construct = match self.message_member(error) {
+            Some(member) => {
+                let field = ident(&field_name(&member.name));
+                let value = if super::is_required(member) {
+                    quote!(#field: message.unwrap_or_default())
+                } else if field == "message" {
+                    quote!(message) // shorthand: clippy's `redundant_field_names`
+                } else {
+                    quote!(#field: message)
+                };
+                if error.members.len() == 1 {
+                    quote!(#root types::error::#ty { #value })
+                } else {
+                    quote!(#root types::error::#ty { #value, ..::std::default::Default::default() })
+                }
+            }
+            None => quote!(<#root types::error::#ty as ::std::default::Default>::default()),
+        };
+        quote!(#(#patterns)|* => Self::#variant(#construct),)
+    }
+}
+
+/// An error enum in parts: its items, each taking its list of entries (a
+/// variant, a match arm per error) from the caller, and the entries one by
+/// one; so that an enum of thousands of errors can be formatted in
+/// batches.
+#[derive(Debug)]
+pub(super) struct ErrorEnum<'e> {
+    name: Ident,
+    docs: String,
+    errors: &'e [&'e Shape],
+    root: TokenStream,
+    krate: TokenStream,
+    krate_attr: TokenStream,
+    unhandled: Ident,
+    idents: Vec<Ident>,
+    types: Vec<Ident>,
+    codes: Vec<Vec<String>>,
+}
+
+impl ErrorEnum<'_> {
+    /// How many errors it has.
+    pub(super) fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// The enum, with `variants` before the catch-all.
+    pub(super) fn enum_item(&self, variants: TokenStream) -> TokenStream {
+        let (name, docs, root) = (&self.name, &self.docs, &self.root);
+        let (krate, krate_attr, unhandled) = (&self.krate, &self.krate_attr, &self.unhandled);
+        quote! {
+            #[doc = #docs]
+            ///
+            /// Every variant classifies as the error it holds (`RetryInfo` and
+            /// `ErrorInfo` delegate to it).
+            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, #krate::RetryInfo)]
+            #krate_attr
+            pub enum #name {
+                #variants
+                /// An error the model does not describe here.
+                #[retry_info(transparent)]
+                #unhandled(#root Unhandled),
+            }
+        }
+    }
+
+    /// The variant of error `index`.
+    pub(super) fn variant(&self, index: usize) -> TokenStream {
+        let text = format!(" The `{}` error.", self.errors[index].name());
+        let (variant, ty, root) = (&self.idents[index], &self.types[index], &self.root);
+        quote! {
+            #[doc = #text]
+            #[retry_info(transparent)]
+            #variant(#root types::error::#ty),
+        }
+    }
+
+    /// The impl with `from_code`, its match `arms` (from
+    /// [`Emitter::code_arm`]) before the fallback.
+    pub(super) fn dispatch_impl(&self, arms: TokenStream) -> TokenStream {
+        let (name, root, unhandled) = (&self.name, &self.root, &self.unhandled);
+        let fallback = quote! {
+            Self::#unhandled(#root Unhandled {
+                code: (!code.is_empty()).then(|| ::std::borrow::ToOwned::to_owned(code)),
+                message,
+                http_status,
+            })
+        };
+        // No modeled error: no match (clippy's `match_single_binding`).
+        let dispatch = if self.errors.is_empty() {
+            fallback
+        } else {
+            quote! {
+                match code {
+                    #arms
+                    _ => #fallback,
+                }
+            }
+        };
+        let unhandled_link = format!(" [`{unhandled}`](Self::{unhandled})");
+        quote! {
+            impl #name {
+                /// The error a response's error code stands for: a modeled error
+                /// (its message member set to `message`), or
+                #[doc = #unhandled_link]
+                /// with the code, message and status. The code may come in the
+                /// forms protocols send: `Name`, `namespace#Name`,
+                /// `Name:http://...`, and the `awsQueryError` code.
+                pub fn from_code(
+                    code: &str,
+                    message: ::std::option::Option<::std::string::String>,
+                    http_status: ::std::option::Option<u16>,
+                ) -> Self {
+                    let code = #root normalize_error_code(code);
+                    #dispatch
+                }
+            }
+        }
+    }
+
+    /// The `Display` impl, its match `arms` before the catch-all's.
+    pub(super) fn display_impl(&self, arms: TokenStream) -> TokenStream {
+        let (name, unhandled) = (&self.name, &self.unhandled);
+        quote! {
+            impl ::std::fmt::Display for #name {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    match self {
+                        #arms
+                        Self::#unhandled(error) => ::std::fmt::Display::fmt(error, f),
                     }
                 }
-                None => quote!(<#root types::error::#ty as ::std::default::Default>::default()),
-            };
-            quote!(#(#patterns)|* => Self::#variant(#construct),)
-        });
-        quote!(#(#arms)*)
+            }
+        }
+    }
+
+    /// The `Display` match arm of error `index`.
+    pub(super) fn display_arm(&self, index: usize) -> TokenStream {
+        let variant = &self.idents[index];
+        quote!(Self::#variant(error) => ::std::fmt::Display::fmt(error, f),)
+    }
+
+    /// The `std::error::Error` impl.
+    pub(super) fn error_impl(&self) -> TokenStream {
+        let name = &self.name;
+        quote!(impl ::std::error::Error for #name {})
     }
 }

@@ -57,7 +57,9 @@ impl<'v, 'm> Emitter<'v, 'm> {
     ///
     /// Each item is formatted on its own, at the depth of the module that
     /// holds it, so that only one item's tokens and syntax tree are held at
-    /// a time; the modules around them are written here.
+    /// a time (the service's `Error`, with a variant and two match arms per
+    /// error, a batch of them at a time); the modules around them are
+    /// written here.
     pub(crate) fn file(&self) -> Result<String, String> {
         let service = &self.view.service.id;
         let mut out = format!(
@@ -67,7 +69,16 @@ impl<'v, 'm> Emitter<'v, 'm> {
             service.replace('\n', " "),
             self.view.sdk_id.escape_default(),
         );
-        push_items(&mut out, 0, self.head())?;
+        push_items(&mut out, 0, self.constants())?;
+        let error = self.service_error();
+        let variants = (0..error.len()).map(|index| error.variant(index));
+        push_list(&mut out, |v| error.enum_item(v), VARIANT_MARKER, variants)?;
+        let arms = (0..error.len()).map(|index| self.code_arm(&error, index));
+        push_list(&mut out, |a| error.dispatch_impl(a), ARM_MARKER, arms)?;
+        let arms = (0..error.len()).map(|index| error.display_arm(index));
+        push_list(&mut out, |a| error.display_impl(a), ARM_MARKER, arms)?;
+        push_items(&mut out, 0, error.error_impl())?;
+        push_items(&mut out, 0, self.unhandled())?;
 
         out.push_str(
             "/// Modeled types: the service's errors, and the shapes their members use.\n\
@@ -115,9 +126,8 @@ impl<'v, 'm> Emitter<'v, 'm> {
         Ok(out)
     }
 
-    /// The items before the modules: the service's constants, its `Error`,
-    /// `Unhandled`.
-    fn head(&self) -> TokenStream {
+    /// The service's constants, the file's first items.
+    fn constants(&self) -> TokenStream {
         let view = self.view;
         let service_docs = self.docs(
             view.service,
@@ -125,8 +135,6 @@ impl<'v, 'm> Emitter<'v, 'm> {
         );
         let shape_id = &view.service.id;
         let sdk_id = &view.sdk_id;
-        let service_error = self.service_error();
-        let unhandled = self.unhandled();
         quote! {
             /// The Smithy shape ID of the service these types were generated from.
             ///
@@ -137,9 +145,6 @@ impl<'v, 'm> Emitter<'v, 'm> {
             /// has none: the name AWS SDKs and `rebound`'s `AwsServiceDefaults` know
             /// the service by.
             pub const SDK_ID: &str = #sdk_id;
-
-            #service_error
-            #unhandled
         }
     }
 
@@ -294,12 +299,18 @@ impl<'v, 'm> Emitter<'v, 'm> {
 }
 
 /// Appends `tokens` (whole items) to `out` as `prettyplease` formats them
-/// `depth` modules deep (its line breaks depend on the indentation): they
-/// are formatted inside that many wrapping modules, whose own lines are
-/// then left out.
+/// `depth` modules deep (see [`format_items`]).
 fn push_items(out: &mut String, depth: usize, tokens: TokenStream) -> Result<(), String> {
+    out.push_str(&format_items(depth, tokens)?);
+    Ok(())
+}
+
+/// `tokens` (whole items) as `prettyplease` formats them `depth` modules
+/// deep (its line breaks depend on the indentation): formatted inside that
+/// many wrapping modules, whose own lines are then left out.
+fn format_items(depth: usize, tokens: TokenStream) -> Result<String, String> {
     if tokens.is_empty() {
-        return Ok(());
+        return Ok(String::new());
     }
     let mut tokens = tokens;
     for _ in 0..depth {
@@ -315,9 +326,63 @@ fn push_items(out: &mut String, depth: usize, tokens: TokenStream) -> Result<(),
     if !wrapped {
         return Err("the generated code formats in an unexpected layout".to_owned());
     }
-    for line in &lines[depth..lines.len() - depth] {
-        out.push_str(line);
+    Ok(lines[depth..lines.len() - depth].concat())
+}
+
+/// An enum variant standing for a list of variants: its text, also its
+/// formatted line.
+const VARIANT_MARKER: &str = "ReboundCodegenEntries,";
+
+/// A match arm standing for a list of arms: its text, also its formatted
+/// line.
+const ARM_MARKER: &str = "rebound_codegen_entries => {}";
+
+/// How many entries of a list [`push_list`] formats at a time.
+const BATCH: usize = 256;
+
+/// Appends the top-level item that `item` makes around a list of `entries`
+/// (enum variants, match arms), as [`push_items`] would format it whole,
+/// but a batch of entries at a time, so that a list of any length needs
+/// little memory. `prettyplease` writes each variant and arm on lines of
+/// its own whatever the others: the item is formatted once with `marker`
+/// as its only entry, which gives the text before and after the list; then
+/// once per batch, of which the lines in between are kept (the text around
+/// them checked to be the same).
+fn push_list(
+    out: &mut String,
+    item: impl Fn(TokenStream) -> TokenStream,
+    marker: &str,
+    entries: impl Iterator<Item = TokenStream>,
+) -> Result<(), String> {
+    let mut entries = entries.peekable();
+    let mut batch: TokenStream = entries.by_ref().take(BATCH).collect();
+    if entries.peek().is_none() {
+        return push_items(out, 0, item(batch));
     }
+    let marker_tokens = marker.parse().map_err(|e| format!("{e}"))?;
+    let framed = format_items(0, item(marker_tokens))?;
+    let lines: Vec<&str> = framed.split_inclusive('\n').collect();
+    let mut at = (0..lines.len()).filter(|&i| lines[i].trim() == marker);
+    let (Some(at), None) = (at.next(), at.next()) else {
+        return Err("the marker of a list of entries is not on one line of its own".to_owned());
+    };
+    let (before, after) = (lines[..at].concat(), lines[at + 1..].concat());
+    out.push_str(&before);
+    loop {
+        if !batch.is_empty() {
+            let text = format_items(0, item(batch))?;
+            let between = text
+                .strip_prefix(before.as_str())
+                .and_then(|text| text.strip_suffix(after.as_str()))
+                .ok_or("a batch of entries formats with different text around it")?;
+            out.push_str(between);
+        }
+        if entries.peek().is_none() {
+            break;
+        }
+        batch = entries.by_ref().take(BATCH).collect();
+    }
+    out.push_str(&after);
     Ok(())
 }
 
@@ -415,6 +480,51 @@ mod tests {
         let inner = lines[2..lines.len() - 2].join("\n");
         assert_eq!(out, format!("{inner}\n"));
         assert!(out.starts_with("        /// A struct"), "{out}");
+    }
+
+    #[test]
+    fn long_lists_format_in_batches_as_they_would_whole() {
+        // Variants and arms of every length, some broken over lines.
+        let n = 3 * BATCH + 7;
+        let name = |i: usize| ident(&format!("V{}{}", i, "x".repeat(i % 90)));
+        let variants = || {
+            (0..n).map(move |i| {
+                let (v, doc) = (name(i), format!(" Variant {i}."));
+                quote!(#[doc = #doc] #v(::std::option::Option<::std::vec::Vec<u8>>),)
+            })
+        };
+        let arms = || {
+            (0..n).map(move |i| {
+                let (v, code) = (name(i), format!("code-{i}"));
+                if i % 2 == 0 {
+                    quote!(#code => Self::#v(::std::option::Option::None),)
+                } else {
+                    quote!(#code => Self::#v(::std::option::Option::Some(::std::vec::Vec::from(#code))),)
+                }
+            })
+        };
+        let enum_item = |variants: TokenStream| quote!(pub enum E { #variants Last });
+        let impl_item = |arms: TokenStream| {
+            quote! {
+                impl E {
+                    pub fn new(code: &str) -> Self {
+                        match code {
+                            #arms
+                            _ => Self::Last,
+                        }
+                    }
+                }
+            }
+        };
+        let (mut whole, mut batched) = (String::new(), String::new());
+        push_items(&mut whole, 0, enum_item(variants().collect())).expect("formats");
+        push_items(&mut whole, 0, impl_item(arms().collect())).expect("formats");
+        push_list(&mut batched, enum_item, VARIANT_MARKER, variants()).expect("formats");
+        push_list(&mut batched, impl_item, ARM_MARKER, arms()).expect("formats");
+        assert_eq!(batched, whole);
+        // Some arms are on one line, some broken over several.
+        assert!(whole.contains("\"code-0\" => Self::V0(::std::option::Option::None),\n"));
+        assert!(whole.contains("\"code-1\" => {\n"), "{whole}");
     }
 
     #[test]
