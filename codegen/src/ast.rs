@@ -184,11 +184,13 @@ pub(crate) fn prelude(id: &str) -> Option<ShapeType> {
 /// Smithy sets no limit, and real models nest a few levels; the limit
 /// bounds the work of applying mixins (each shape copies the members of its
 /// mixins, which hold their own mixins' members).
+/// (The crate docs state it.)
 pub(crate) const MAX_MIXIN_DEPTH: usize = 32;
 
 /// How deep lists and maps may nest: a list of lists of maps of ... counts
 /// each list and map. Real models nest a few levels; the generated type
 /// (`Vec<Vec<HashMap<..>>>`) is written by recursion over them.
+/// (The crate docs state it.)
 pub(crate) const MAX_COLLECTION_DEPTH: usize = 32;
 
 #[derive(Deserialize)]
