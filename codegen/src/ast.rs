@@ -6,6 +6,12 @@
 //! Unknown properties are ignored, so newer ASTs still read; Smithy 1.0
 //! ASTs read too (`set` shapes, the `smithy.api#enum` trait, boxed prelude
 //! shapes).
+//!
+//! A model is untrusted: reading it uses no recursion. Mixins are applied
+//! once per shape (which copies its mixins' members) and nest at most
+//! [`MAX_MIXIN_DEPTH`] deep; lists and maps nest at most
+//! [`MAX_COLLECTION_DEPTH`] deep and never in a cycle, so that the emitter
+//! can recurse over them.
 
 use std::collections::HashSet;
 
@@ -183,14 +189,13 @@ pub(crate) fn prelude(id: &str) -> Option<ShapeType> {
 /// How deep mixins may nest: a shape's mixins, their mixins, and so on.
 /// Smithy sets no limit, and real models nest a few levels; the limit
 /// bounds the work of applying mixins (each shape copies the members of its
-/// mixins, which hold their own mixins' members).
-/// (The crate docs state it.)
+/// mixins, which hold their own mixins' members). The crate docs state it.
 pub(crate) const MAX_MIXIN_DEPTH: usize = 32;
 
 /// How deep lists and maps may nest: a list of lists of maps of ... counts
 /// each list and map. Real models nest a few levels; the generated type
-/// (`Vec<Vec<HashMap<..>>>`) is written by recursion over them.
-/// (The crate docs state it.)
+/// (`Vec<Vec<HashMap<..>>>`) is written by recursion over them. The crate
+/// docs state it.
 pub(crate) const MAX_COLLECTION_DEPTH: usize = 32;
 
 #[derive(Deserialize)]
