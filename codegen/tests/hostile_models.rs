@@ -1,7 +1,8 @@
-//! Models built to exhaust the generator: long mixin chains, lists and maps that hold themselves or nest thousands
-//! deep. Each gives its result or one clear error, without overflowing the
-//! stack or taking time out of proportion to its size. (No test measures
-//! time: a regression shows as a test that does not finish.)
+//! Models built to exhaust the generator: long mixin chains, lists and maps
+//! that hold themselves or nest thousands deep. Each gives its result or one
+//! clear error, without overflowing the stack or taking time out of
+//! proportion to its size. (No test measures time: a regression shows as a
+//! test that does not finish.)
 
 use std::process::Command;
 
