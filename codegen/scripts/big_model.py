@@ -4,10 +4,11 @@
 One AWS-like service with ERRORS error structures (a message, a code, a
 Retry-After header and a detail structure each, every shape and member
 documented with AWS-style HTML) and operations that list them, ERRORS_PER_OP
-each. The documentation is repeated until the file is about SIZE_MB
-megabytes. The output is the same on every run.
+each. Each error's documentation has as many paragraphs (on average, and
+none for some) as make the file about SIZE_MB megabytes. The output is the
+same on every run.
 
-    python3 codegen/scripts/big_model.py > /tmp/big.json   # 20,000 errors, ~48 MB
+    python3 codegen/scripts/big_model.py > /tmp/big.json   # 20,000 errors, 48.8 MB
     python3 codegen/scripts/big_model.py --errors 2000 --size-mb 5 > /tmp/small.json
 
 Then, for peak memory (the "Maximum resident set size" line):
@@ -128,8 +129,9 @@ def main():
     parser.add_argument("--errors-per-op", type=int, default=10)
     parser.add_argument("--size-mb", type=float, default=48.5)
     args = parser.parse_args()
-    # Size the error documentation: measure with one repetition, then add
-    # repetitions of the error shapes' docs to reach the target.
+    # Size the error documentation: measure the file with one paragraph per
+    # error, then scale the paragraphs (a fraction of one is possible) to
+    # reach the target.
     base = len(json.dumps(model(args.errors, args.errors_per_op, 1), indent=2))
     per_repeat = len(json.dumps(docs("Error00000Exception", 0, 1))) * args.errors
     target = int(args.size_mb * 1_000_000)
