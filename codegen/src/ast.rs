@@ -6,6 +6,14 @@
 //! Unknown properties are ignored, so newer ASTs still read; Smithy 1.0
 //! ASTs read too (`set` shapes, the `smithy.api#enum` trait, boxed prelude
 //! shapes).
+//!
+//! A model is untrusted: reading it uses no recursion. Mixins are applied
+//! once per shape (which copies its mixins' members) and nest at most
+//! [`MAX_MIXIN_DEPTH`] deep; lists and maps nest at most
+//! [`MAX_COLLECTION_DEPTH`] deep and never in a cycle, so that the emitter
+//! can recurse over them.
+
+use std::collections::HashSet;
 
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -184,15 +192,16 @@ pub(crate) fn prelude(id: &str) -> Option<ShapeType> {
 /// How deep mixins may nest: a shape's mixins, their mixins, and so on.
 /// Smithy sets no limit, and real models nest a few levels; the limit
 /// bounds the work of applying mixins (each shape copies the members of its
-/// mixins, which hold their own mixins' members).
+/// mixins, which hold their own mixins' members). The crate docs state it.
 pub(crate) const MAX_MIXIN_DEPTH: usize = 32;
 
 /// How deep lists and maps may nest: a list of lists of maps of ... counts
 /// each list and map. Real models nest a few levels; the generated type
-/// (`Vec<Vec<HashMap<..>>>`) is written by recursion over them.
+/// (`Vec<Vec<HashMap<..>>>`) is written by recursion over them. The crate
+/// docs state it.
 pub(crate) const MAX_COLLECTION_DEPTH: usize = 32;
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RawShape {
     #[serde(rename = "type")]
@@ -238,6 +247,13 @@ struct Ref {
     target: String,
 }
 
+/// A shape's type alone.
+#[derive(Deserialize)]
+struct TypeOnly<'a> {
+    #[serde(rename = "type", borrow)]
+    shape_type: std::borrow::Cow<'a, str>,
+}
+
 /// Reads a JSON AST. `origin` names the model in errors.
 pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
     let fail = |kind| CodegenError::new(origin, kind);
@@ -281,12 +297,28 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
             .map_err(|_| not_smithy("`shapes` is not an object"))?,
     };
 
-    let mut raw = IndexMap::with_capacity(raw_shapes.len());
-    for (id, value) in raw_shapes {
+    // `apply` entries hold traits for shapes defined elsewhere: a reference
+    // to one is to a shape the model does not define.
+    let applied: HashSet<&str> = raw_shapes
+        .iter()
+        .filter(|(_, value)| {
+            serde_json::from_str::<TypeOnly<'_>>(value.get()).is_ok_and(|t| t.shape_type == "apply")
+        })
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let exists = |target: &str| {
+        (raw_shapes.contains_key(target) && !applied.contains(target)) || prelude(target).is_some()
+    };
+
+    // Each shape is read, checked and stored with its own members and
+    // traits; then mixins are applied.
+    let mut shapes = IndexMap::with_capacity(raw_shapes.len());
+    let mut mixins: Vec<Vec<String>> = Vec::with_capacity(raw_shapes.len());
+    for (id, value) in &raw_shapes {
         if !id.contains('#') {
             return Err(fail(ErrorKind::InvalidShape {
-                pointer: pointer(&["shapes", &id]),
-                shape: id,
+                pointer: pointer(&["shapes", id]),
+                shape: id.clone(),
                 message: "a shape ID needs a namespace (`namespace#Name`)".to_owned(),
             }));
         }
@@ -301,9 +333,31 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
                 message: json_message(e.inner()),
             })
         })?;
-        raw.insert(id, shape);
+        let Some(shape_type) = ShapeType::parse(&shape.shape_type) else {
+            if shape.shape_type == "apply" {
+                continue; // Traits applied elsewhere; `smithy ast` folds them in.
+            }
+            return Err(fail(ErrorKind::InvalidShape {
+                shape: id.clone(),
+                pointer: pointer(&["shapes", id, "type"]),
+                message: format!("unknown shape type \"{}\"", shape.shape_type),
+            }));
+        };
+        check_references(origin, id, &shape, exists)?;
+        if matches!(shape_type, ShapeType::List | ShapeType::Map) {
+            check_collection(id, shape_type, &shape).map_err(fail)?;
+        }
+        mixins.push(shape.mixins.iter().map(|m| m.target.clone()).collect());
+        shapes.insert(id.clone(), own_shape(id, shape_type, shape));
     }
-    build(origin, raw)
+    drop(raw_shapes);
+    let inherited = apply_mixins(origin, &mut shapes, &mixins)?;
+    let model = Model { shapes };
+    check_nesting(origin, &model, &inherited)?;
+    crate::identifiers::check(origin, &model)?;
+    check_error_traits(origin, &model)?;
+    crate::traits::check(origin, &model)?;
+    Ok(model)
 }
 
 /// serde_json's message without its " at line N column M" suffix (the
@@ -325,68 +379,6 @@ pub(crate) fn pointer(parts: &[&str]) -> String {
     })
 }
 
-/// The model from its raw shapes, which are moved into it: checked (types,
-/// mixins, references), built each after its mixins, then checked as built
-/// (lists and maps, `@error` traits).
-fn build(origin: &str, mut raw: IndexMap<String, RawShape>) -> Result<Model, CodegenError> {
-    let (order, types) = build_order(origin, &raw)?;
-    check_references(origin, &raw)?;
-
-    let mut built: Vec<Option<Shape>> = std::iter::repeat_with(|| None).take(raw.len()).collect();
-    // Where lists and maps hold lists and maps: (holder, held, the JSON
-    // pointer of the member).
-    let mut nesting: Vec<(usize, usize, String)> = Vec::new();
-    for index in order {
-        let shape = std::mem::take(&mut raw[index]);
-        let id = raw.get_index(index).map_or("", |(id, _)| id.as_str());
-        let shape_type = types[index].expect("the build order holds typed shapes only");
-        let mixins: Vec<&Shape> = shape
-            .mixins
-            .iter()
-            .map(|mixin| {
-                let at = raw
-                    .get_index_of(&mixin.target)
-                    .expect("mixins were checked");
-                built[at].as_ref().expect("mixins are built first")
-            })
-            .collect();
-        if matches!(shape_type, ShapeType::List | ShapeType::Map) {
-            let members = collection_members(id, shape_type, &shape, &mixins).map_err(
-                |(pointer, message)| {
-                    CodegenError::new(
-                        origin,
-                        ErrorKind::InvalidShape {
-                            shape: id.to_owned(),
-                            pointer,
-                            message,
-                        },
-                    )
-                },
-            )?;
-            for (target, pointer) in members {
-                if let Some(held) = raw.get_index_of(target)
-                    && matches!(types[held], Some(ShapeType::List | ShapeType::Map))
-                {
-                    nesting.push((index, held, pointer));
-                }
-            }
-        }
-        let shape = build_shape(id, shape_type, shape, &mixins);
-        built[index] = Some(shape);
-    }
-    check_nesting(origin, &raw, &nesting)?;
-    let shapes = raw
-        .into_keys()
-        .zip(built)
-        .filter_map(|(id, shape)| Some((id, shape?)))
-        .collect();
-    let model = Model { shapes };
-    crate::identifiers::check(origin, &model)?;
-    check_error_traits(origin, &model)?;
-    crate::traits::check(origin, &model)?;
-    Ok(model)
-}
-
 /// Where a depth-first walk stands with a shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Visit {
@@ -396,222 +388,18 @@ enum Visit {
     Done,
 }
 
-/// The order to build shapes in, every shape after its mixins (shapes of
-/// type `apply` are left out), and each shape's type. Checks the types, that
-/// every mixin is a shape of the model, and that mixins form no cycle and
-/// nest at most [`MAX_MIXIN_DEPTH`] deep. Iterative, so that a long chain
-/// of mixins cannot overflow the stack.
-fn build_order(
-    origin: &str,
-    raw: &IndexMap<String, RawShape>,
-) -> Result<(Vec<usize>, Vec<Option<ShapeType>>), CodegenError> {
-    let invalid = |id: &str, pointer: String, message: String| {
-        CodegenError::new(
-            origin,
-            ErrorKind::InvalidShape {
-                shape: id.to_owned(),
-                pointer,
-                message,
-            },
-        )
-    };
-    let index_of = |id: &str| {
-        raw.get_index_of(id)
-            .filter(|&at| raw[at].shape_type != "apply")
-    };
-    let mut types = vec![None; raw.len()];
-    let mut state = vec![Visit::Unseen; raw.len()];
-    // How deep each shape's mixins nest: 0 without mixins.
-    let mut depth = vec![0; raw.len()];
-    let mut order = Vec::with_capacity(raw.len());
-    for (root, (id, shape)) in raw.iter().enumerate() {
-        let Some(shape_type) = ShapeType::parse(&shape.shape_type) else {
-            if shape.shape_type == "apply" {
-                continue; // Traits applied elsewhere; `smithy ast` folds them in.
-            }
-            return Err(invalid(
-                id,
-                pointer(&["shapes", id, "type"]),
-                format!("unknown shape type \"{}\"", shape.shape_type),
-            ));
-        };
-        types[root] = Some(shape_type);
-        if state[root] == Visit::Done {
-            continue;
-        }
-        state[root] = Visit::Open;
-        // Depth-first through the mixins: (shape, its next mixin).
-        let mut stack = vec![(root, 0)];
-        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-            let (id, shape) = raw.get_index(node).expect("an index of the map");
-            if let Some(mixin) = shape.mixins.get(*next) {
-                let Some(target) = index_of(&mixin.target) else {
-                    return Err(CodegenError::new(
-                        origin,
-                        ErrorKind::MissingShape {
-                            shape: id.clone(),
-                            pointer: pointer(&[
-                                "shapes",
-                                id,
-                                "mixins",
-                                &next.to_string(),
-                                "target",
-                            ]),
-                            target: mixin.target.clone(),
-                        },
-                    ));
-                };
-                *next += 1;
-                match state[target] {
-                    Visit::Open => {
-                        let target = &mixin.target;
-                        return Err(invalid(
-                            target,
-                            pointer(&["shapes", target, "mixins"]),
-                            "its mixins form a cycle".to_owned(),
-                        ));
-                    }
-                    Visit::Unseen => {
-                        state[target] = Visit::Open;
-                        stack.push((target, 0));
-                    }
-                    Visit::Done => {}
-                }
-                continue;
-            }
-            stack.pop();
-            depth[node] = shape
-                .mixins
-                .iter()
-                .filter_map(|mixin| index_of(&mixin.target))
-                .map(|mixin| depth[mixin] + 1)
-                .max()
-                .unwrap_or(0);
-            if depth[node] > MAX_MIXIN_DEPTH {
-                return Err(invalid(
-                    id,
-                    pointer(&["shapes", id, "mixins"]),
-                    format!(
-                        "its mixins nest more than {MAX_MIXIN_DEPTH} deep (the generator's limit)"
-                    ),
-                ));
-            }
-            state[node] = Visit::Done;
-            order.push(node);
-        }
-    }
-    Ok((order, types))
-}
-
-/// The member target and JSON pointer of each member of a list (`member`)
-/// or map (`key`, `value`), the shape's own or else its mixins'; or, for any
-/// other member, its pointer and what is wrong.
-fn collection_members<'s>(
-    id: &str,
-    shape_type: ShapeType,
-    shape: &'s RawShape,
-    mixins: &[&'s Shape],
-) -> Result<Vec<(&'s str, String)>, (String, String)> {
-    let (allowed, only): (&[&str], &str) = if shape_type == ShapeType::List {
-        (&["member"], "a list's only member is `member`")
-    } else {
-        (
-            &["key", "value"],
-            "a map's only members are `key` and `value`",
-        )
-    };
+/// Shape `id` as declared: its own members (`members` in order, then
+/// `member`, `key`, `value`) and traits, without its mixins'.
+fn own_shape(id: &str, shape_type: ShapeType, shape: RawShape) -> Shape {
+    let mut members = shape.members;
     let singles = [
-        ("member", &shape.member),
-        ("key", &shape.key),
-        ("value", &shape.value),
+        ("member", shape.member),
+        ("key", shape.key),
+        ("value", shape.value),
     ];
     for (name, member) in singles {
-        if member.is_some() && !allowed.contains(&name) {
-            return Err((
-                pointer(&["shapes", id, name]),
-                format!("{only}, not `{name}`"),
-            ));
-        }
-    }
-    if let Some(name) = shape
-        .members
-        .keys()
-        .find(|n| !allowed.contains(&n.as_str()))
-    {
-        return Err((
-            pointer(&["shapes", id, "members", name]),
-            format!("{only}, not `{name}`"),
-        ));
-    }
-    let inherited = mixins.iter().flat_map(|mixin| &mixin.members);
-    if let Some(member) = inherited
-        .clone()
-        .find(|m| !allowed.contains(&m.name.as_str()))
-    {
-        return Err((
-            pointer(&["shapes", id, "mixins"]),
-            format!("{only}, not `{}` (from its mixins)", member.name),
-        ));
-    }
-    let members = allowed.iter().filter_map(|&name| {
-        let single = singles
-            .iter()
-            .find(|(n, _)| *n == name)
-            .and_then(|(_, m)| m.as_ref());
-        if let Some(member) = single {
-            return Some((member.target.as_str(), pointer(&["shapes", id, name])));
-        }
-        if let Some(member) = shape.members.get(name) {
-            return Some((
-                member.target.as_str(),
-                pointer(&["shapes", id, "members", name]),
-            ));
-        }
-        let member = inherited.clone().rev().find(|m| m.name == name)?;
-        Some((member.target.as_str(), pointer(&["shapes", id, "mixins"])))
-    });
-    Ok(members.collect())
-}
-
-/// Shape `id` from its raw form and its mixins (already built): their
-/// members first, in mixin order, then its own; their traits under its
-/// own, `@mixin` itself not inherited.
-fn build_shape(id: &str, shape_type: ShapeType, shape: RawShape, mixins: &[&Shape]) -> Shape {
-    // By name: a member declared again replaces the earlier one in place.
-    let mut members: IndexMap<String, RawMember> = IndexMap::new();
-    let mut traits = Traits::new();
-    for mixin in mixins {
-        for member in &mixin.members {
-            let copy = RawMember {
-                target: member.target.clone(),
-                traits: member.traits.clone(),
-            };
-            members.insert(member.name.clone(), copy);
-        }
-        let inherited = mixin
-            .traits
-            .iter()
-            .filter(|(name, _)| *name != "smithy.api#mixin");
-        traits.extend(inherited.map(|(name, value)| (name.clone(), value.clone())));
-    }
-    traits.extend(shape.traits);
-    let own = shape
-        .members
-        .into_iter()
-        .chain(shape.member.map(|m| ("member".to_owned(), m)))
-        .chain(shape.key.map(|m| ("key".to_owned(), m)))
-        .chain(shape.value.map(|m| ("value".to_owned(), m)));
-    for (name, member) in own {
-        match members.get_mut(&name) {
-            // A member redeclared on the shape keeps the mixin's traits
-            // under its own.
-            Some(existing) => {
-                existing.target = member.target;
-                existing.traits.extend(member.traits);
-            }
-            None => {
-                members.insert(name, member);
-            }
+        if let Some(member) = member {
+            merge_member(&mut members, name.to_owned(), member);
         }
     }
     let targets = |refs: Vec<Ref>| refs.into_iter().map(|r| r.target);
@@ -629,15 +417,8 @@ fn build_shape(id: &str, shape_type: ShapeType, shape: RawShape, mixins: &[&Shap
     Shape {
         id: id.to_owned(),
         shape_type,
-        members: members
-            .into_iter()
-            .map(|(name, m)| Member {
-                name,
-                target: m.target,
-                traits: m.traits,
-            })
-            .collect(),
-        traits,
+        members: into_members(members),
+        traits: compact(shape.traits),
         operations,
         resources: targets(shape.resources).collect(),
         errors: targets(shape.errors).collect(),
@@ -647,35 +428,278 @@ fn build_shape(id: &str, shape_type: ShapeType, shape: RawShape, mixins: &[&Shap
     }
 }
 
-/// Lists and maps hold each other (`nesting`: holder, held, the JSON
-/// pointer of the member) in no cycle, which Smithy forbids (a shape can
-/// refer back to itself only through a structure or union), and at most
-/// [`MAX_COLLECTION_DEPTH`] deep. Iterative, so that deep nesting cannot
-/// overflow the stack.
-fn check_nesting(
+/// Adds `member` to `members`; a member declared again keeps its place and
+/// the earlier declaration's traits under its own.
+fn merge_member(members: &mut IndexMap<String, RawMember>, name: String, member: RawMember) {
+    match members.get_mut(&name) {
+        Some(existing) => {
+            existing.target = member.target;
+            existing.traits.extend(member.traits);
+        }
+        None => {
+            members.insert(name, member);
+        }
+    }
+}
+
+fn into_members(members: IndexMap<String, RawMember>) -> Vec<Member> {
+    members
+        .into_iter()
+        .map(|(name, m)| Member {
+            name,
+            target: m.target,
+            traits: compact(m.traits),
+        })
+        .collect()
+}
+
+/// `traits` without spare capacity: a model holds one map per shape and
+/// per member, most with one or two entries.
+fn compact(mut traits: Traits) -> Traits {
+    traits.shrink_to_fit();
+    traits
+}
+
+/// Applies every shape's `mixins` (by shape index) to it: each shape is
+/// done after its mixins, copying their members first (in mixin order, a
+/// later one replacing an earlier one of the same name in place), then its
+/// own; their traits under its own, `@mixin` itself not inherited. Checks
+/// that every mixin is a shape of the model, and that mixins form no cycle
+/// and nest at most [`MAX_MIXIN_DEPTH`] deep, walking them iteratively so
+/// that a long chain cannot overflow the stack. Returns the members lists
+/// and maps inherit, by shape index.
+fn apply_mixins(
     origin: &str,
-    raw: &IndexMap<String, RawShape>,
-    nesting: &[(usize, usize, String)],
-) -> Result<(), CodegenError> {
-    let invalid = |node: usize, pointer: &str, message: String| {
-        let id = raw.get_index(node).map_or("", |(id, _)| id.as_str());
+    shapes: &mut IndexMap<String, Shape>,
+    mixins: &[Vec<String>],
+) -> Result<HashSet<(usize, &'static str)>, CodegenError> {
+    let invalid = |id: &str, message: String| {
         CodegenError::new(
             origin,
             ErrorKind::InvalidShape {
                 shape: id.to_owned(),
-                pointer: pointer.to_owned(),
+                pointer: pointer(&["shapes", id, "mixins"]),
                 message,
             },
         )
     };
-    let mut holds: Vec<Vec<(usize, &str)>> = vec![Vec::new(); raw.len()];
-    for (holder, held, pointer) in nesting {
-        holds[*holder].push((*held, pointer));
+    let mut state = vec![Visit::Unseen; shapes.len()];
+    // How deep each shape's mixins nest: 0 without mixins.
+    let mut depth = vec![0; shapes.len()];
+    let mut inherited = HashSet::new();
+    for root in 0..shapes.len() {
+        if mixins[root].is_empty() || state[root] != Visit::Unseen {
+            continue;
+        }
+        state[root] = Visit::Open;
+        // Depth-first through the mixins: (shape, its next mixin).
+        let mut stack = vec![(root, 0)];
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            let id = shapes.get_index(node).map_or("", |(id, _)| id.as_str());
+            if let Some(mixin) = mixins[node].get(*next) {
+                let Some(target) = shapes.get_index_of(mixin) else {
+                    return Err(CodegenError::new(
+                        origin,
+                        ErrorKind::MissingShape {
+                            shape: id.to_owned(),
+                            pointer: pointer(&[
+                                "shapes",
+                                id,
+                                "mixins",
+                                &next.to_string(),
+                                "target",
+                            ]),
+                            target: mixin.clone(),
+                        },
+                    ));
+                };
+                *next += 1;
+                match state[target] {
+                    Visit::Open => {
+                        return Err(invalid(mixin, "its mixins form a cycle".to_owned()));
+                    }
+                    Visit::Unseen => {
+                        state[target] = Visit::Open;
+                        stack.push((target, 0));
+                    }
+                    Visit::Done => {}
+                }
+                continue;
+            }
+            stack.pop();
+            state[node] = Visit::Done;
+            if mixins[node].is_empty() {
+                continue;
+            }
+            let targets: Vec<usize> = mixins[node]
+                .iter()
+                .filter_map(|mixin| shapes.get_index_of(mixin))
+                .collect();
+            depth[node] = 1 + targets.iter().map(|&t| depth[t]).max().unwrap_or(0);
+            if depth[node] > MAX_MIXIN_DEPTH {
+                return Err(invalid(
+                    id,
+                    format!(
+                        "its mixins nest more than {MAX_MIXIN_DEPTH} deep (the generator's limit)"
+                    ),
+                ));
+            }
+            let shape = &mut shapes[node];
+            let own_members = std::mem::take(&mut shape.members);
+            let own_traits = std::mem::take(&mut shape.traits);
+            let shape_type = shape.shape_type;
+            let mut members: IndexMap<String, RawMember> = IndexMap::new();
+            let mut traits = Traits::new();
+            for &mixin in &targets {
+                let mixin = &shapes[mixin];
+                for member in &mixin.members {
+                    let copy = RawMember {
+                        target: member.target.clone(),
+                        traits: member.traits.clone(),
+                    };
+                    members.insert(member.name.clone(), copy);
+                }
+                let mixin_traits = mixin
+                    .traits
+                    .iter()
+                    .filter(|(name, _)| *name != "smithy.api#mixin");
+                traits.extend(mixin_traits.map(|(name, value)| (name.clone(), value.clone())));
+            }
+            if matches!(shape_type, ShapeType::List | ShapeType::Map) {
+                let id = shapes.get_index(node).map_or("", |(id, _)| id.as_str());
+                let allowed = collection_member_names(shape_type);
+                if let Some(name) = members.keys().find(|n| !allowed.contains(&n.as_str())) {
+                    return Err(invalid(
+                        id,
+                        format!(
+                            "{}, not `{name}` (from its mixins)",
+                            only_members(shape_type)
+                        ),
+                    ));
+                }
+                for &name in allowed {
+                    if members.contains_key(name) && !own_members.iter().any(|m| m.name == name) {
+                        inherited.insert((node, name));
+                    }
+                }
+            }
+            for member in own_members {
+                let own = RawMember {
+                    target: member.target,
+                    traits: member.traits,
+                };
+                merge_member(&mut members, member.name, own);
+            }
+            traits.extend(own_traits);
+            let shape = &mut shapes[node];
+            shape.members = into_members(members);
+            shape.traits = compact(traits);
+        }
     }
-    let mut state = vec![Visit::Unseen; raw.len()];
+    Ok(inherited)
+}
+
+/// The members a list (`member`) or map (`key`, `value`) may have.
+fn collection_member_names(shape_type: ShapeType) -> &'static [&'static str] {
+    if shape_type == ShapeType::List {
+        &["member"]
+    } else {
+        &["key", "value"]
+    }
+}
+
+/// What a list or map may have, for an error message.
+fn only_members(shape_type: ShapeType) -> &'static str {
+    if shape_type == ShapeType::List {
+        "a list's only member is `member`"
+    } else {
+        "a map's only members are `key` and `value`"
+    }
+}
+
+/// A list declares only its `member`, a map only its `key` and `value`.
+fn check_collection(id: &str, shape_type: ShapeType, shape: &RawShape) -> Result<(), ErrorKind> {
+    let invalid = |at: &str, message: String| ErrorKind::InvalidShape {
+        shape: id.to_owned(),
+        pointer: pointer(&["shapes", id, at]),
+        message,
+    };
+    let allowed = collection_member_names(shape_type);
+    if !shape.members.is_empty() {
+        let message = if shape_type == ShapeType::List {
+            "a list declares its member as `member`, not under `members`"
+        } else {
+            "a map declares its members as `key` and `value`, not under `members`"
+        };
+        return Err(invalid("members", message.to_owned()));
+    }
+    let singles = [
+        ("member", &shape.member),
+        ("key", &shape.key),
+        ("value", &shape.value),
+    ];
+    for (name, member) in singles {
+        if member.is_some() && !allowed.contains(&name) {
+            return Err(invalid(
+                name,
+                format!("{}, not `{name}`", only_members(shape_type)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Lists and maps hold each other in no cycle, which Smithy forbids (a
+/// shape can refer back to itself only through a structure or union), and
+/// at most [`MAX_COLLECTION_DEPTH`] deep. `inherited` holds the members
+/// lists and maps have from their mixins (by shape index), for the error's
+/// JSON pointer. Iterative, so that deep nesting cannot overflow the stack.
+fn check_nesting(
+    origin: &str,
+    model: &Model,
+    inherited: &HashSet<(usize, &'static str)>,
+) -> Result<(), CodegenError> {
+    let is_collection =
+        |shape: &Shape| matches!(shape.shape_type, ShapeType::List | ShapeType::Map);
+    // For each list and map, the lists and maps it holds, by the name of
+    // the member holding them.
+    let holds: Vec<Vec<(usize, &str)>> = model
+        .shapes
+        .values()
+        .map(|shape| {
+            if !is_collection(shape) {
+                return Vec::new();
+            }
+            let held = shape.members.iter().filter_map(|member| {
+                let (index, _, target) = model.shapes.get_full(&member.target)?;
+                is_collection(target).then_some((index, member.name.as_str()))
+            });
+            held.collect()
+        })
+        .collect();
+    let invalid = |node: usize, member: &str, message: String| {
+        let id = model
+            .shapes
+            .get_index(node)
+            .map_or("", |(id, _)| id.as_str());
+        let at = if inherited.contains(&(node, member)) {
+            "mixins"
+        } else {
+            member
+        };
+        CodegenError::new(
+            origin,
+            ErrorKind::InvalidShape {
+                shape: id.to_owned(),
+                pointer: pointer(&["shapes", id, at]),
+                message,
+            },
+        )
+    };
+    let mut state = vec![Visit::Unseen; holds.len()];
     // How many lists and maps nest in each, itself included.
-    let mut depth = vec![1; raw.len()];
-    for root in 0..raw.len() {
+    let mut depth = vec![1; holds.len()];
+    for root in 0..holds.len() {
         if holds[root].is_empty() || state[root] != Visit::Unseen {
             continue;
         }
@@ -683,13 +707,13 @@ fn check_nesting(
         // Depth-first through the held shapes: (shape, its next held one).
         let mut stack = vec![(root, 0)];
         while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-            if let Some(&(held, pointer)) = holds[node].get(*next) {
+            if let Some(&(held, member)) = holds[node].get(*next) {
                 *next += 1;
                 match state[held] {
                     Visit::Open => {
                         return Err(invalid(
                             node,
-                            pointer,
+                            member,
                             "its members form a cycle of lists and maps, which Smithy forbids \
                              (a shape can refer back to itself only through a structure or union)"
                                 .to_owned(),
@@ -704,14 +728,14 @@ fn check_nesting(
                 continue;
             }
             stack.pop();
-            if let Some(&(deepest, pointer)) =
-                holds[node].iter().max_by_key(|(held, _)| depth[*held])
-            {
-                depth[node] = depth[deepest] + 1;
+            state[node] = Visit::Done;
+            let deepest = holds[node].iter().max_by_key(|(held, _)| depth[*held]);
+            if let Some(&(held, member)) = deepest {
+                depth[node] = depth[held] + 1;
                 if depth[node] > MAX_COLLECTION_DEPTH {
                     return Err(invalid(
                         node,
-                        pointer,
+                        member,
                         format!(
                             "its members nest lists and maps more than {MAX_COLLECTION_DEPTH} deep \
                              (the generator's limit)"
@@ -719,83 +743,82 @@ fn check_nesting(
                     ));
                 }
             }
-            state[node] = Visit::Done;
         }
     }
     Ok(())
 }
 
-/// Every member target and shape reference names a shape of the model or of
-/// the prelude.
-fn check_references(origin: &str, raw: &IndexMap<String, RawShape>) -> Result<(), CodegenError> {
-    let exists = |target: &str| {
-        raw.get(target).is_some_and(|s| s.shape_type != "apply") || prelude(target).is_some()
-    };
-    for (id, shape) in raw {
-        let members = shape
-            .members
-            .iter()
-            .map(|(name, m)| (vec!["members", name.as_str(), "target"], &m.target))
-            .chain(
-                shape
-                    .member
-                    .iter()
-                    .map(|m| (vec!["member", "target"], &m.target)),
-            )
-            .chain(shape.key.iter().map(|m| (vec!["key", "target"], &m.target)))
-            .chain(
-                shape
-                    .value
-                    .iter()
-                    .map(|m| (vec!["value", "target"], &m.target)),
-            );
-        let lists = [
-            ("operations", &shape.operations),
-            ("collectionOperations", &shape.collection_operations),
-            ("resources", &shape.resources),
-            ("errors", &shape.errors),
-        ];
-        let listed = lists.into_iter().flat_map(|(key, refs)| {
-            refs.iter().enumerate().map(move |(index, r)| {
-                (
-                    vec![key.to_owned(), index.to_string(), "target".to_owned()],
-                    &r.target,
-                )
-            })
-        });
-        let lifecycle = [
-            ("input", &shape.input),
-            ("output", &shape.output),
-            ("create", &shape.create),
-            ("put", &shape.put),
-            ("read", &shape.read),
-            ("update", &shape.update),
-            ("delete", &shape.delete),
-            ("list", &shape.list),
-        ];
-        let single = lifecycle.into_iter().filter_map(|(key, r)| {
-            r.as_ref()
-                .map(|r| (vec![key.to_owned(), "target".to_owned()], &r.target))
-        });
-        let members = members.map(|(path, target)| {
+/// Every member target and shape reference of shape `id` names a shape of
+/// the model or of the prelude (`exists`).
+fn check_references(
+    origin: &str,
+    id: &str,
+    shape: &RawShape,
+    exists: impl Fn(&str) -> bool,
+) -> Result<(), CodegenError> {
+    let members = shape
+        .members
+        .iter()
+        .map(|(name, m)| (vec!["members", name.as_str(), "target"], &m.target))
+        .chain(
+            shape
+                .member
+                .iter()
+                .map(|m| (vec!["member", "target"], &m.target)),
+        )
+        .chain(shape.key.iter().map(|m| (vec!["key", "target"], &m.target)))
+        .chain(
+            shape
+                .value
+                .iter()
+                .map(|m| (vec!["value", "target"], &m.target)),
+        );
+    let lists = [
+        ("operations", &shape.operations),
+        ("collectionOperations", &shape.collection_operations),
+        ("resources", &shape.resources),
+        ("errors", &shape.errors),
+    ];
+    let listed = lists.into_iter().flat_map(|(key, refs)| {
+        refs.iter().enumerate().map(move |(index, r)| {
             (
-                path.into_iter().map(str::to_owned).collect::<Vec<_>>(),
-                target,
+                vec![key.to_owned(), index.to_string(), "target".to_owned()],
+                &r.target,
             )
-        });
-        for (path, target) in members.chain(listed).chain(single) {
-            if !exists(target) {
-                let mut parts = vec!["shapes", id.as_str()];
-                parts.extend(path.iter().map(String::as_str));
-                return Err(CodegenError::new(
-                    origin,
-                    ErrorKind::MissingShape {
-                        shape: id.clone(),
-                        pointer: pointer(&parts),
-                        target: target.to_owned(),
-                    },
-                ));
-            }
+        })
+    });
+    let lifecycle = [
+        ("input", &shape.input),
+        ("output", &shape.output),
+        ("create", &shape.create),
+        ("put", &shape.put),
+        ("read", &shape.read),
+        ("update", &shape.update),
+        ("delete", &shape.delete),
+        ("list", &shape.list),
+    ];
+    let single = lifecycle.into_iter().filter_map(|(key, r)| {
+        r.as_ref()
+            .map(|r| (vec![key.to_owned(), "target".to_owned()], &r.target))
+    });
+    let members = members.map(|(path, target)| {
+        (
+            path.into_iter().map(str::to_owned).collect::<Vec<_>>(),
+            target,
+        )
+    });
+    for (path, target) in members.chain(listed).chain(single) {
+        if !exists(target) {
+            let mut parts = vec!["shapes", id];
+            parts.extend(path.iter().map(String::as_str));
+            return Err(CodegenError::new(
+                origin,
+                ErrorKind::MissingShape {
+                    shape: id.to_owned(),
+                    pointer: pointer(&parts),
+                    target: target.to_owned(),
+                },
+            ));
         }
     }
     Ok(())
@@ -1085,8 +1108,23 @@ mod tests {
             (shape.as_str(), pointer.as_str(), message.as_str()),
             (
                 "ex#L",
-                "/shapes/ex#L/members/extra",
-                "a list's only member is `member`, not `extra`"
+                "/shapes/ex#L/members",
+                "a list declares its member as `member`, not under `members`"
+            )
+        );
+        let (shape, pointer, message) = invalid(
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#L": {"type": "list", "mixins": [{"target": "ex#S"}]},
+                "ex#S": {"type": "structure", "members": {"member": {"target": "smithy.api#String"},
+                                                          "extra": {"target": "smithy.api#String"}}}
+            }}"#,
+        );
+        assert_eq!(
+            (shape.as_str(), pointer.as_str(), message.as_str()),
+            (
+                "ex#L",
+                "/shapes/ex#L/mixins",
+                "a list's only member is `member`, not `extra` (from its mixins)"
             )
         );
         let (_, pointer, message) = invalid(
@@ -1099,6 +1137,26 @@ mod tests {
             message,
             "a map's only members are `key` and `value`, not `member`"
         );
+    }
+
+    #[test]
+    fn apply_entries_are_skipped_and_define_no_shape() {
+        let json = r#"{"smithy": "2.0", "shapes": {
+            "ex#S": {"type": "structure", "members": {"a": {"target": "ex#Elsewhere"}}},
+            "ex#Elsewhere": {"type": "apply", "traits": {"smithy.api#documentation": "Hi."}}
+        }}"#;
+        let err = parse("m", json).expect_err("no such shape");
+        assert!(
+            matches!(err.kind(), ErrorKind::MissingShape { target, pointer, .. }
+                if target == "ex#Elsewhere" && pointer == "/shapes/ex#S/members/a/target"),
+            "{err:?}"
+        );
+        let json = r#"{"smithy": "2.0", "shapes": {
+            "ex#S": {"type": "structure"},
+            "ex#Elsewhere": {"type": "apply", "traits": {"smithy.api#documentation": "Hi."}}
+        }}"#;
+        let model = parse("m", json).expect("valid");
+        assert_eq!(model.shapes.keys().collect::<Vec<_>>(), ["ex#S"]);
     }
 
     #[test]

@@ -229,4 +229,12 @@ pub enum ErrorKind {
         /// The underlying error.
         source: io::Error,
     },
+    /// A bug in the generator: please report it, with the model.
+    #[error(
+        "internal error (a bug in rebound-codegen: please report it, with the model): {message}"
+    )]
+    Internal {
+        /// What went wrong.
+        message: String,
+    },
 }

@@ -240,7 +240,9 @@ impl Generator {
                 },
             )
         })?;
-        let mut source = Emitter::new(view, &krate, self.aws_rules).file();
+        let mut source = Emitter::new(view, &krate, self.aws_rules)
+            .file()
+            .map_err(|message| CodegenError::new(origin, ErrorKind::Internal { message }))?;
         if self.rustfmt {
             source = rustfmt(&source)
                 .map_err(|message| CodegenError::new(origin, ErrorKind::Rustfmt { message }))?;

@@ -50,8 +50,9 @@ const RESERVED_METHODS: &[&str] = &[
 ];
 
 impl Emitter<'_, '_> {
-    /// Every error struct of `types::error`.
-    pub(super) fn error_types(&self) -> TokenStream {
+    /// The items of `types::error`: a struct per error, then an enum per
+    /// event stream.
+    pub(super) fn error_types(&self) -> impl Iterator<Item = TokenStream> {
         let view = self.view;
         let structs = view
             .errors
@@ -65,9 +66,12 @@ impl Emitter<'_, '_> {
                 code("Unhandled")
             );
             let name = ident(&stream.type_name);
-            self.error_enum(&name, &docs, &stream.errors, &quote!(super::super::))
+            self.error_enum(name, docs, &stream.errors, quote!(super::super::))
+                .iter()
+                .map(super::dispatch::ListItem::whole)
+                .collect()
         });
-        quote!(#(#structs)* #(#streams)*)
+        structs.chain(streams)
     }
 
     /// The attributes of one error shape.

@@ -55,9 +55,9 @@ impl Emitter<'_, '_> {
         (TokenStream::new(), body)
     }
 
-    /// Every member type of `types`.
-    pub(super) fn member_types(&self) -> TokenStream {
-        let items = self.view.types.iter().map(|shape| {
+    /// The items of `types`: one per member type.
+    pub(super) fn member_types(&self) -> impl Iterator<Item = TokenStream> {
+        self.view.types.iter().map(|shape| {
             let name = ident(self.view.rust_name(shape));
             if self.view.is_enum_string(&shape.id) {
                 return self.string_enum(shape, &name, legacy_enum_values(shape));
@@ -69,8 +69,7 @@ impl Emitter<'_, '_> {
                 ShapeType::IntEnum => self.int_enum(shape, &name),
                 _ => TokenStream::new(),
             }
-        });
-        quote!(#(#items)*)
+        })
     }
 
     fn structure(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
