@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::ast;
-use crate::emit::Emitter;
+use crate::emit::{EmitError, Emitter};
 use crate::error::{CodegenError, ErrorKind};
 use crate::service::ServiceView;
 
@@ -31,7 +31,7 @@ use crate::service::ServiceView;
 /// }}"#;
 /// let source = Generator::new().model_json("weather.json", model).generate()?;
 /// assert!(source.contains("#[retryable(throttling = true)]"));
-/// assert!(source.contains("pub struct Busy {}"));
+/// assert!(source.contains("pub struct Busy {"));
 /// # Ok::<(), rebound_codegen::CodegenError>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -192,16 +192,79 @@ impl Generator {
     ///
     /// As [`generate`](Self::generate); also the file cannot be written.
     pub fn generate_to_file(&self, path: impl AsRef<Path>) -> Result<(), CodegenError> {
-        let source = self.generate()?;
-        write_output(path.as_ref(), &source).map_err(|source| {
-            CodegenError::new(
-                self.origin(),
+        let path = path.as_ref();
+        // The model is read and checked before anything is written; the
+        // file is then written as it is formatted, an item at a time.
+        let (origin, json) = self.read()?;
+        let model = ast::parse(&origin, &json)?;
+        drop(json);
+        let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
+        let mut internal = None;
+        write_output_with(path, |out| {
+            self.write_service(&origin, &view, out).map_err(|e| {
+                internal = Some(e);
+                std::io::Error::other("generation failed")
+            })
+        })
+        .map_err(|source| match internal.take() {
+            Some(e) => e,
+            None => CodegenError::new(
+                &origin,
                 ErrorKind::Write {
-                    path: path.as_ref().to_owned(),
+                    path: path.to_owned(),
+                    source,
+                },
+            ),
+        })
+    }
+
+    /// Generates the file of [`generate`](Self::generate) into `out`, as it
+    /// is formatted (an item at a time), once the model is read and checked.
+    ///
+    /// # Errors
+    ///
+    /// As [`generate`](Self::generate); also `out` fails (reported as
+    /// [`ErrorKind::Write`] with an empty path).
+    pub fn generate_to_writer(&self, out: &mut dyn Write) -> Result<(), CodegenError> {
+        let (origin, json) = self.read()?;
+        let model = ast::parse(&origin, &json)?;
+        drop(json);
+        let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
+        self.write_service(&origin, &view, out)
+    }
+
+    /// Writes `view`'s file to `out`: streamed, or whole when `rustfmt`
+    /// must format it first.
+    fn write_service(
+        &self,
+        origin: &str,
+        view: &ServiceView<'_>,
+        out: &mut dyn Write,
+    ) -> Result<(), CodegenError> {
+        let write_error = |source| {
+            CodegenError::new(
+                origin,
+                ErrorKind::Write {
+                    path: PathBuf::new(),
                     source,
                 },
             )
-        })
+        };
+        if self.rustfmt {
+            let file = self.emit(origin, view)?;
+            return out.write_all(file.source.as_bytes()).map_err(write_error);
+        }
+        let krate = self.krate(origin)?;
+        let mut buffered = std::io::BufWriter::new(out);
+        Emitter::new(view, &krate, self.aws_rules)
+            .write_to(&mut buffered)
+            .map_err(|e| match e {
+                EmitError::Internal(message) => {
+                    CodegenError::new(origin, ErrorKind::Internal { message })
+                }
+                EmitError::Write(source) => write_error(source),
+            })?;
+        buffered.flush().map_err(write_error)
     }
 
     fn origin(&self) -> String {
@@ -231,15 +294,20 @@ impl Generator {
         }
     }
 
-    fn emit(&self, origin: &str, view: &ServiceView<'_>) -> Result<GeneratedService, CodegenError> {
-        let krate: syn::Path = syn::parse_str(&self.crate_path).map_err(|_| {
+    /// The crate path, parsed.
+    fn krate(&self, origin: &str) -> Result<syn::Path, CodegenError> {
+        syn::parse_str(&self.crate_path).map_err(|_| {
             CodegenError::new(
                 origin,
                 ErrorKind::InvalidCratePath {
                     path: self.crate_path.clone(),
                 },
             )
-        })?;
+        })
+    }
+
+    fn emit(&self, origin: &str, view: &ServiceView<'_>) -> Result<GeneratedService, CodegenError> {
+        let krate = self.krate(origin)?;
         let mut source = Emitter::new(view, &krate, self.aws_rules)
             .file()
             .map_err(|message| CodegenError::new(origin, ErrorKind::Internal { message }))?;
@@ -315,19 +383,26 @@ fn rustfmt(source: &str) -> Result<String, String> {
 /// loop), the directory is not writable, the disk is full, the rename or
 /// the write fails.
 pub fn write_output(path: &Path, contents: &str) -> std::io::Result<()> {
+    write_output_with(path, |out| out.write_all(contents.as_bytes()))
+}
+
+/// [`write_output`], the contents written by `write` (when it fails, a
+/// regular file is left as it was; a device or FIFO may have had part of
+/// them).
+fn write_output_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let (target, metadata) = resolve_links(path)?;
     match metadata {
-        None => write_atomically(&target, contents),
-        Some(metadata) if metadata.is_file() => write_atomically(&target, contents),
+        None => write_atomically(&target, write),
+        Some(metadata) if metadata.is_file() => write_atomically(&target, write),
         Some(metadata) if metadata.is_dir() => Err(std::io::ErrorKind::IsADirectory.into()),
         Some(metadata) if is_socket(&metadata) => Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             "is a socket, not a file",
         )),
-        Some(_) => std::fs::OpenOptions::new()
-            .write(true)
-            .open(&target)?
-            .write_all(contents.as_bytes()),
+        Some(_) => write(&mut std::fs::OpenOptions::new().write(true).open(&target)?),
     }
 }
 
@@ -376,10 +451,13 @@ fn is_socket(_metadata: &std::fs::Metadata) -> bool {
     false
 }
 
-/// Writes `contents` to `path` through a temporary file in the same
-/// directory, renamed over `path` once complete. `path` is a regular file
-/// or missing ([`write_output`] checks).
-fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
+/// Writes to `path` through a temporary file in the same directory (`write`
+/// fills it), renamed over `path` once complete. `path` is a regular file or
+/// missing ([`write_output`] checks).
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -393,7 +471,7 @@ fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
     if let Ok(existing) = std::fs::metadata(path) {
         file.as_file().set_permissions(existing.permissions())?;
     }
-    file.write_all(contents.as_bytes())?;
+    write(&mut file)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())

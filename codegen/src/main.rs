@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use rebound_codegen::{Generator, PluginEnv, run_plugin, write_output};
+use rebound_codegen::{ErrorKind, Generator, PluginEnv, run_plugin};
 
 /// Generates Rust error types carrying their retry behaviour
 /// (`#[derive(rebound::RetryInfo)]`) from a Smithy JSON AST model.
@@ -73,16 +73,24 @@ fn run(args: &Args) -> Result<(), String> {
             generator.model_json("<stdin>", json)
         }
     };
-    let source = generator.generate().map_err(|e| e.to_string())?;
+    // The model is read and checked first; the file is then written as it
+    // is formatted.
     match &args.output {
         Some(path) if path.as_os_str() != "-" => {
-            write_output(path, &source).map_err(|e| format!("cannot write {}: {e}", path.display()))
+            generator.generate_to_file(path).map_err(|e| e.to_string())
         }
         _ => {
             let mut stdout = std::io::stdout().lock();
+            generator
+                .generate_to_writer(&mut stdout)
+                .map_err(|e| match e.kind() {
+                    ErrorKind::Write { source, .. } => {
+                        format!("cannot write to standard output: {source}")
+                    }
+                    _ => e.to_string(),
+                })?;
             stdout
-                .write_all(source.as_bytes())
-                .and_then(|()| stdout.flush())
+                .flush()
                 .map_err(|e| format!("cannot write to standard output: {e}"))
         }
     }

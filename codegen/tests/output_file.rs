@@ -346,7 +346,7 @@ fn the_cli_reports_a_directory_target() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.starts_with("rebound-codegen: cannot write out: "),
+        stderr.starts_with("rebound-codegen: weather.json: cannot write out: "),
         "{stderr}"
     );
     assert!(names(&dir.path().join("out")).is_empty());
