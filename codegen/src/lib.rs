@@ -69,7 +69,7 @@
 //! | Smithy | attribute |
 //! |---|---|
 //! | `@error("client")` / `@error("server")` | `#[error_fault(client)]` / `#[error_fault(server)]` |
-//! | `@httpError(N)`, else `aws.protocols#awsQueryError`'s `httpResponseCode` (400..=599, else an error) | `#[http_error(N)]`, left out when contradicting `@error` (a client error with a 5xx, a server error with a 4xx) |
+//! | `@httpError(N)`, else `aws.protocols#awsQueryError`'s `httpResponseCode` (200..=599, Smithy's range, else an error) | `#[http_error(N)]` when it is a 4xx on a client error or a 5xx on a server error (a redirect, or a status contradicting `@error`, is left out: the fault decides) |
 //! | `@retryable` / `@retryable(throttling: true)` | `#[retryable]` / `#[retryable(throttling = true)]` |
 //! | AWS rules, no `@retryable`: the shape name or `awsQueryError` code is a throttling code | `#[retryable(throttling = true)]` |
 //! | AWS rules, no `@retryable`: a transient code | `#[retryable]` |

@@ -10,8 +10,11 @@ use serde_json::Value;
 use crate::ast::{Model, Shape, ShapeType, Traits, pointer};
 use crate::error::{CodegenError, ErrorKind};
 
-/// The HTTP statuses an error may carry (`@httpError`, `awsQueryError`).
-const ERROR_STATUSES: std::ops::RangeInclusive<u64> = 400..=599;
+/// The statuses `@httpError` (and `awsQueryError`'s `httpResponseCode`)
+/// may hold: Smithy's range, which takes in redirects (a real AWS model has
+/// a `308`). Only the 4xx of a client error and the 5xx of a server error
+/// become `#[http_error]`.
+const ERROR_STATUSES: std::ops::RangeInclusive<u64> = 200..=599;
 
 /// Checks the value of every trait the generator reads, on every shape and
 /// member of `model`.
@@ -134,10 +137,10 @@ fn problem(id: &str, value: &Value, container: Option<ShapeType>) -> Option<&'st
             "an object such as {} or {\"throttling\": true} (`throttling` a boolean)"
         }
         "smithy.api#deprecated" => "an object with optional string `message` and `since`",
-        "smithy.api#httpError" => "an integer from 400 to 599",
+        "smithy.api#httpError" => "an integer from 200 to 599",
         "aws.protocols#awsQueryError" => {
             "an object with `code` (a non-empty error code without whitespace, `:` or `#`) and \
-             `httpResponseCode` (an integer from 400 to 599)"
+             `httpResponseCode` (an integer from 200 to 599)"
         }
         "aws.api#service" => {
             "an object whose `sdkId`, if present, is a non-empty string of printable characters \

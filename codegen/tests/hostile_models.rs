@@ -116,3 +116,20 @@ fn no_generated_doc_line_can_open_a_code_block() {
         }
     }
 }
+
+/// Smithy's `@httpError` takes 200..=599, and a real AWS model has a `308`:
+/// it generates, and the fault alone gives the status.
+#[test]
+fn a_redirect_status_is_valid_and_left_to_the_fault() {
+    let model = r#"{"smithy": "2.0", "shapes": {
+        "ex#Svc": {"type": "service", "errors": [{"target": "ex#RedirectException"}]},
+        "ex#RedirectException": {"type": "structure",
+            "traits": {"smithy.api#error": "client", "smithy.api#httpError": 308}}
+    }}"#;
+    let source = Generator::new()
+        .model_json("redirect.json", model)
+        .generate()
+        .expect("generates");
+    assert!(source.contains("#[error_fault(client)]"));
+    assert!(!source.contains("#[http_error("), "{source}");
+}
