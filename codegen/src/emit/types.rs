@@ -1,5 +1,8 @@
 //! `types::*`: the structures, unions and enums that error members use.
 
+use std::collections::HashSet;
+use std::hash::Hash;
+
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
@@ -94,15 +97,13 @@ impl Emitter<'_, '_> {
 
     fn union(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
         let docs = self.docs(shape, format!("The {} union.", code(shape.name())));
-        let mut taken: Vec<String> = Vec::new();
+        let mut taken: HashSet<String> = HashSet::new();
         let variants: Vec<(&Member, Ident, TokenStream)> = shape
             .members
             .iter()
             .map(|member| {
-                let variant = fresh(&variant_name(&member.name), |n| {
-                    taken.iter().any(|t| t == n)
-                });
-                taken.push(variant.clone());
+                let variant = fresh(&variant_name(&member.name), |n| taken.contains(n));
+                taken.insert(variant.clone());
                 let variant = ident(&variant);
                 let docs = member_docs(member);
                 if member.target == "smithy.api#Unit" {
@@ -117,7 +118,7 @@ impl Emitter<'_, '_> {
             })
             .collect();
         let variant_tokens = variants.iter().map(|(_, _, tokens)| tokens);
-        let unknown = ident(&fresh("Unknown", |n| taken.iter().any(|t| t == n)));
+        let unknown = ident(&fresh("Unknown", |n| taken.contains(n)));
         let (derive_debug, debug_impl) = self.union_debug(shape, name, &variants, &unknown);
         let deprecated = deprecated(shape);
         quote! {
@@ -268,15 +269,15 @@ impl Emitter<'_, '_> {
 
 /// Variant names (unique) and values (the first of equal ones kept), in
 /// model order.
-fn unique_variants<V: PartialEq>(members: Vec<(String, V)>) -> (Vec<String>, Vec<V>) {
+fn unique_variants<V: Eq + Hash + Clone>(members: Vec<(String, V)>) -> (Vec<String>, Vec<V>) {
     let (mut variants, mut values): (Vec<String>, Vec<V>) = (Vec::new(), Vec::new());
+    let (mut seen_values, mut taken): (HashSet<V>, HashSet<String>) = Default::default();
     for (name, value) in members {
-        if values.contains(&value) {
+        if !seen_values.insert(value.clone()) {
             continue;
         }
-        let variant = fresh(&variant_name(&name), |n| {
-            variants.iter().any(|t| unraw(t) == unraw(n))
-        });
+        let variant = fresh(&variant_name(&name), |n| taken.contains(unraw(n)));
+        taken.insert(unraw(&variant).to_owned());
         variants.push(variant);
         values.push(value);
     }
