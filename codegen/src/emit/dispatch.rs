@@ -97,6 +97,7 @@ impl<'m> Emitter<'_, 'm> {
 
                     #error_enum
 
+                    #[allow(clippy::too_many_lines)]
                     impl ::std::convert::From<#name> for super::super::Error {
                         fn from(error: #name) -> Self {
                             match error {

@@ -100,7 +100,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
             out,
             "/// Modeled types: the service's errors, and the shapes their members use.\n\
              #[allow(\n    non_camel_case_types,\n    deprecated,\n    clippy::upper_case_acronyms,\n    \
-             clippy::large_enum_variant,\n    clippy::doc_markdown\n)]\n\
+             clippy::large_enum_variant,\n    clippy::doc_markdown,\n    clippy::doc_link_with_quotes\n)]\n\
              pub mod types {\n",
         )?;
         for item in self.member_types() {
@@ -122,7 +122,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
             "/// One module per operation: its name, whether it is `@readonly` or\n\
              /// `@idempotent`, and the errors it can return.\n\
              #[allow(\n    non_camel_case_types,\n    deprecated,\n    clippy::upper_case_acronyms,\n    \
-             clippy::large_enum_variant,\n    clippy::doc_markdown\n)]\n\
+             clippy::large_enum_variant,\n    clippy::doc_markdown,\n    clippy::doc_link_with_quotes\n)]\n\
              pub mod operation {\n",
         )?;
         for item in self.operations() {
@@ -145,7 +145,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
             /// The Smithy shape ID of the service these types were generated from.
             ///
             #service_docs
-            #[allow(clippy::doc_markdown)]
+            #[allow(clippy::doc_markdown, clippy::doc_link_with_quotes)]
             pub const SERVICE_SHAPE_ID: &str = #shape_id;
 
             /// The service's `sdkId` (`aws.api#service`), or its shape name when it
