@@ -8,7 +8,7 @@ use darling::error::Accumulator;
 use darling::util::SpannedValue;
 use proc_macro2::Span;
 
-use crate::ast::{Field, Input, Shape, Variant};
+use crate::ast::{Input, Shape, Variant};
 use crate::attr::{Attrs, Fault};
 use crate::classify::Declared;
 
@@ -83,8 +83,7 @@ fn check_variant_placement(attrs: &Attrs, errors: &mut Accumulator) {
 }
 
 fn check_fields(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulator) {
-    let mut hint_field: Option<&Field<'_>> = None;
-    let mut metadata_field: Option<&Field<'_>> = None;
+    let (mut hint_field, mut metadata_field) = (false, false);
     for field in &variant.fields {
         let attrs = &field.attrs;
         let misplaced = attrs
@@ -106,47 +105,75 @@ fn check_fields(input: &Input<'_>, variant: &Variant<'_>, errors: &mut Accumulat
                 format!("`#[{name}]` goes on the error type or on a variant, not on a field"),
             ));
         }
-        if let Some(span) = attrs.error_metadata {
-            if input.is_transparent(variant) {
-                errors.push(error(
-                    span,
-                    "`#[error_metadata]` has no effect on a transparent variant: \
-                     the status comes from the wrapped error's `ErrorInfo::http_status`",
-                ));
-            } else if metadata_field.is_some() {
-                errors.push(error(
-                    span,
-                    format!(
-                        "`#[error_metadata]` is already on another field of `{}`: \
-                         one field holds the response's metadata",
-                        variant.ident
-                    ),
-                ));
-            } else {
-                metadata_field = Some(field);
-            }
-        }
-        let Some(span) = attrs.retry_after else {
-            continue;
+        let transparent = input.is_transparent(variant);
+        let metadata = FieldMarker {
+            name: "error_metadata",
+            comes_from: "the status comes from the wrapped error's `ErrorInfo::http_status`",
+            holds: "the response's metadata",
         };
-        if input.is_transparent(variant) {
+        metadata.check(
+            attrs.error_metadata,
+            transparent,
+            &mut metadata_field,
+            variant,
+            errors,
+        );
+        let hint = FieldMarker {
+            name: "retry_after",
+            comes_from: "the hint comes from the wrapped error's `RetryInfo::retry_after`",
+            holds: "the retry-after hint",
+        };
+        hint.check(
+            attrs.retry_after,
+            transparent,
+            &mut hint_field,
+            variant,
+            errors,
+        );
+    }
+}
+
+/// An attribute that marks the one field of a variant holding a value
+/// (`#[retry_after]`, `#[error_metadata]`).
+struct FieldMarker {
+    name: &'static str,
+    /// Where a transparent variant's value comes from instead.
+    comes_from: &'static str,
+    /// What the marked field holds.
+    holds: &'static str,
+}
+
+impl FieldMarker {
+    /// Reports the marker at `span` on a transparent variant, or on a second
+    /// field (`taken`: an earlier field of the variant has it).
+    fn check(
+        &self,
+        span: Option<Span>,
+        transparent: bool,
+        taken: &mut bool,
+        variant: &Variant<'_>,
+        errors: &mut Accumulator,
+    ) {
+        let Some(span) = span else {
+            return;
+        };
+        let name = self.name;
+        if transparent {
+            let comes_from = self.comes_from;
             errors.push(error(
                 span,
-                "`#[retry_after]` has no effect on a transparent variant: \
-                 the hint comes from the wrapped error's `RetryInfo::retry_after`",
+                format!("`#[{name}]` has no effect on a transparent variant: {comes_from}"),
             ));
-        } else if hint_field.is_some() {
+        } else if *taken {
             errors.push(error(
                 span,
                 format!(
-                    "`#[retry_after]` is already on another field of `{}`: \
-                     one field holds the retry-after hint",
-                    variant.ident
+                    "`#[{name}]` is already on another field of `{}`: one field holds {}",
+                    variant.ident, self.holds
                 ),
             ));
-        } else {
-            hint_field = Some(field);
         }
+        *taken = true;
     }
 }
 
