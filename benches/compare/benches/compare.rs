@@ -348,7 +348,7 @@ fn adaptive(c: &mut Criterion) {
         black_box(success(&rebound));
     });
     assert!(!rebound.rate_limiter().is_enabled());
-    // The same on `Instant::now` (the default until the sixth session).
+    // The same on `Instant::now` (`SystemClock`, before `QuantaClock` became the default).
     on_clock(c, group, "rebound, SystemClock", SystemClock);
     // The same on the coarse clock (ticks every few ms): a cheaper read,
     // and nearly every response is at the same time as the one before, so

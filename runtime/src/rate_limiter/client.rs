@@ -65,7 +65,7 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// losing update redoes its arithmetic. The log leaves the arithmetic under
 /// the lock and takes the lock off the response path: two threads answering
 /// at once no longer pass the state's cache line back and forth on every
-/// response (`BENCHMARKS.md`, seventh session). The state is a [`Mutex`]
+/// response (`BENCHMARKS.md`, "successes recorded without a lock"). The state is a [`Mutex`]
 /// whose critical sections are a few float operations and never sleep.
 ///
 /// Until the first throttle the limiter is disabled and a send reads one
