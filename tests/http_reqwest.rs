@@ -13,8 +13,8 @@ use rebound::backoff::RetryAfterPolicy;
 use rebound::http::ResponseClassifier;
 use rebound::reqwest::RequestBuilderExt as _;
 use rebound::{
-    ErrorInfo as _, Retry, RetryBehavior, StandardRetryStrategy, StopReason,
-    TokenAcquisitionFailed, TransportFailure,
+    ErrorInfo as _, FailureInfo, Retry, RetryBehavior, RetryStrategy, RetryToken,
+    StandardRetryStrategy, StopReason, TokenAcquisitionFailed, TokenIssuer, TransportFailure,
 };
 use support::scripted_server::{Reply, Server};
 use support::slept::Slept;
@@ -267,6 +267,54 @@ async fn a_request_that_cannot_be_built_is_tried_once_and_never_retried() {
         StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 1 })
     );
     assert!(slept.waits().is_empty());
+}
+
+/// A strategy that retries every failure, three attempts in all, with no
+/// backoff: it asks for an unbuildable request again.
+#[derive(Debug, Default)]
+struct RetryEverything(TokenIssuer);
+
+impl RetryStrategy for RetryEverything {
+    fn acquire_initial_token(&self) -> Result<RetryToken, TokenAcquisitionFailed> {
+        Ok(self.0.initial_token())
+    }
+    fn refresh_retry_token(
+        &self,
+        token: RetryToken,
+        _failure: &dyn FailureInfo,
+    ) -> Result<RetryToken, TokenAcquisitionFailed> {
+        if token.attempt() >= 3 {
+            let attempts = token.attempt();
+            return Err(TokenAcquisitionFailed::AttemptsExhausted {
+                attempts,
+                max_attempts: 3,
+            });
+        }
+        self.0.next_token(token, Duration::ZERO, None)
+    }
+    fn record_success(&self, _token: RetryToken) {}
+}
+
+#[tokio::test]
+async fn an_unbuildable_request_retried_by_a_custom_strategy_returns_its_error() {
+    let retry = Retry::new(RetryEverything::default()).sleeper(Slept::default());
+
+    let err = reqwest::Client::new()
+        .get("http://127.0.0.1:9/")
+        .header("x-bad", "a\nb")
+        .send_with_retry(&retry)
+        .await
+        .unwrap_err();
+
+    assert_eq!(err.attempts(), 3);
+    assert!(err.last_error().unwrap().is_builder());
+    assert_eq!(
+        *err.reason(),
+        StopReason::Strategy(TokenAcquisitionFailed::AttemptsExhausted {
+            attempts: 3,
+            max_attempts: 3
+        })
+    );
 }
 
 #[tokio::test]

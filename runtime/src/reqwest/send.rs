@@ -9,7 +9,9 @@ use ::reqwest::{Request, RequestBuilder, Response};
 use crate::classify::HttpErrorResponse;
 use crate::http::ResponseClassifier;
 use crate::time::{AsyncSleeper, Clock};
-use crate::{FailureInfo, Retry, RetryError, RetryListener, RetryStrategy, StopReason};
+use crate::{
+    FailureInfo, Retry, RetryError, RetryListener, RetryStrategy, StopReason, TransportFailure,
+};
 
 /// The failure a response is, or `None` for a success (status below 400):
 /// [`ResponseClassifier::classify`] on the response's status and headers,
@@ -174,6 +176,9 @@ impl RequestBuilderExt for RequestBuilder {
 enum Failed {
     Response(Response, HttpErrorResponse),
     Client(::reqwest::Error),
+    /// The request could not be built; its error is kept by `send`, since a
+    /// strategy that retries every failure asks for it again.
+    Unbuilt,
 }
 
 impl Failed {
@@ -181,6 +186,7 @@ impl Failed {
         match self {
             Self::Response(_, failure) => failure,
             Self::Client(error) => error,
+            Self::Unbuilt => &TransportFailure::InvalidRequest,
         }
     }
 }
@@ -235,29 +241,24 @@ where
     W: Fn() -> SystemTime + Send + Sync,
 {
     let (client, request) = builder.build_split();
-    // A request that cannot be built is attempt 1's failure (never retried:
-    // `InvalidRequest`); one that cannot be cloned is sent once, bare.
-    let mut template: Result<Request, Option<::reqwest::Error>> = match request {
+    // A request that cannot be built fails each attempt without being sent
+    // (`InvalidRequest`: the AWS rules never retry it); one that cannot be
+    // cloned is sent once, bare.
+    let template = match request {
         Ok(request) => match request.try_clone() {
             Some(_) => Ok(request),
             None => return send_once(&client, request).await,
         },
-        Err(error) => Err(Some(error)),
+        Err(error) => Err(error),
     };
     let outcome = retry
         .run_async(|_attempt| {
-            let next = match &mut template {
-                Ok(request) => Ok(request.try_clone()),
-                Err(error) => Err(error.take()),
-            };
+            // A request that cloned once clones again (its body is bytes).
+            let next = template.as_ref().ok().and_then(Request::try_clone);
             let (client, classifier) = (&client, &classifier);
             async move {
-                let request = match next {
-                    Ok(Some(request)) => request,
-                    // Cloned once already, so it clones again.
-                    Ok(None) => unreachable!("a clonable request stays clonable"),
-                    Err(Some(error)) => return Err(Failed::Client(error)),
-                    Err(None) => unreachable!("an unbuildable request is never retried"),
+                let Some(request) = next else {
+                    return Err(Failed::Unbuilt);
                 };
                 match client.execute(request).await {
                     Ok(response) => {
@@ -278,6 +279,10 @@ where
             match last {
                 Some(Failed::Response(response, _)) => Ok(response),
                 Some(Failed::Client(error)) => Err(RetryError::new(error, attempts, reason)),
+                Some(Failed::Unbuilt) => match template {
+                    Err(error) => Err(RetryError::new(error, attempts, reason)),
+                    Ok(_) => Err(RetryError::stopped(None, attempts, reason)),
+                },
                 None => Err(RetryError::stopped(None, attempts, reason)),
             }
         }
