@@ -59,7 +59,7 @@ fn a_client_error_is_returned_at_once_with_why() {
     let report: Box<dyn std::error::Error> = err.into();
     assert_eq!(
         report.to_string(),
-        "gave up after 1 attempt: attempt 1 failed with an error that is not retryable; last error: \
+        "gave up after 1 attempt: the failure is not retryable; last error: \
          not found"
     );
     // The message shows the last error, so the chain does not repeat it.

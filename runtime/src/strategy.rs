@@ -431,6 +431,10 @@ forward_retry_strategy!(&S, std::boxed::Box<S>, std::sync::Arc<S>);
 /// Why a strategy allows no (further) attempt. The executor returns the last
 /// failure to its caller; this says why it stopped there.
 ///
+/// The messages leave out the attempt count (it is in
+/// [`attempts`](Self::attempts)): the executors' [`RetryError`](crate::RetryError)
+/// names it once, before the reason.
+///
 /// # Examples
 ///
 /// ```
@@ -446,7 +450,7 @@ forward_retry_strategy!(&S, std::boxed::Box<S>, std::sync::Arc<S>);
 /// assert_eq!(why.attempts(), 2);
 /// assert_eq!(
 ///     why.to_string(),
-///     "retry quota exhausted after 2 attempts: a retry costs 14, 3 left"
+///     "retry quota exhausted: a retry costs 14, 3 left"
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -454,7 +458,7 @@ forward_retry_strategy!(&S, std::boxed::Box<S>, std::sync::Arc<S>);
 pub enum TokenAcquisitionFailed {
     /// The failure may not be retried (a client error, an explicit
     /// [`RetrySafety::No`](crate::RetrySafety::No), an unknown error).
-    #[error("attempt {attempts} failed with an error that is not retryable")]
+    #[error("the failure is not retryable")]
     NotRetryable {
         /// Attempts made, including the failed one.
         attempts: u32,
@@ -469,9 +473,7 @@ pub enum TokenAcquisitionFailed {
     },
     /// The shared retry quota cannot pay for another retry: the service is
     /// failing often, and retrying would only add load.
-    #[error(
-        "retry quota exhausted after {attempts} attempts: a retry costs {cost}, {available} left"
-    )]
+    #[error("retry quota exhausted: a retry costs {cost}, {available} left")]
     QuotaExhausted {
         /// Attempts made.
         attempts: u32,
@@ -487,9 +489,7 @@ pub enum TokenAcquisitionFailed {
     /// [`RetryAfterPolicy::AtLeast`](crate::backoff::RetryAfterPolicy::AtLeast)):
     /// rather than sleep that long, or retry sooner than asked, give up now
     /// and let the caller reschedule.
-    #[error(
-        "the service asked to wait {requested:?} after attempt {attempts}, more than the {ceiling:?} ceiling"
-    )]
+    #[error("the service asked to wait {requested:?}, more than the {ceiling:?} ceiling")]
     RetryAfterTooLong {
         /// Attempts made.
         attempts: u32,
@@ -501,7 +501,7 @@ pub enum TokenAcquisitionFailed {
     /// Adaptive mode's client-side rate limiter has no send token now and is
     /// set to fail fast ([`AcquireMode::FailFast`](crate::rate_limiter::AcquireMode::FailFast))
     /// rather than wait.
-    #[error("rate limited after {attempts} attempts: the next send token is {wait:?} away")]
+    #[error("rate limited: the next send token is {wait:?} away")]
     RateLimited {
         /// Attempts made (0 when the first attempt was refused).
         attempts: u32,

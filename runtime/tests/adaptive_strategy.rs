@@ -191,6 +191,28 @@ fn fail_fast_refuses_the_send_and_the_executor_does_not_make_the_attempt() {
 }
 
 #[test]
+fn a_refused_retry_names_the_attempt_count_once() {
+    let (strategy, clock) = adaptive(AcquireMode::FailFast);
+    let executor = Retry::new(&strategy)
+        .sleeper(clock.clone())
+        .clock(clock.clone());
+    // The throttle empties the send bucket, so the retry is refused.
+    let err = executor
+        .run(|_attempt| {
+            clock.advance(Duration::from_millis(1));
+            Err::<(), _>(throttled())
+        })
+        .unwrap_err();
+    assert_eq!(err.attempts(), 1);
+    let message = err.to_string();
+    assert!(
+        message.starts_with("gave up after 1 attempt: rate limited: the next send token is "),
+        "{message}"
+    );
+    assert_eq!(message.matches("attempt").count(), 1, "{message}");
+}
+
+#[test]
 fn a_refused_fail_fast_caller_takes_no_place_in_line() {
     // Fail fast: a refused caller does not wait, so it takes no place in
     // line. When the next token is earned, the next caller gets it.

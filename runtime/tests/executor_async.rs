@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use executor_support::{
-    Failure, NoInitialToken, Sleeps, assert_dropping_leaves_the_send_line, block_on, ms, standard,
-    throttled_adaptive,
+    Failure, NoInitialToken, Sleeps, assert_a_refusal_yields_once,
+    assert_dropping_leaves_the_send_line, block_on, ms, standard, throttled_adaptive,
+    throttled_fail_fast,
 };
 use rebound_runtime::{Classified, StopReason, time::AsyncSleeper};
 use rebound_runtime::{
@@ -326,4 +327,24 @@ fn a_cancelled_request_leaves_the_send_line_at_once() {
         &strategy,
         retry.run_async(|_| async { Ok::<_, Failure>(()) }),
     );
+}
+
+#[test]
+fn a_request_refused_before_its_first_attempt_yields_once() {
+    let sleeps = Sleeps::default();
+    let strategy = throttled_fail_fast(&sleeps.clock);
+    let retry = retry(&strategy, &sleeps);
+    let sent = AtomicU32::new(0);
+
+    let err = assert_a_refusal_yields_once(retry.run_async(|_attempt| {
+        sent.fetch_add(1, Ordering::Relaxed);
+        async { Ok::<_, Failure>(()) }
+    }))
+    .unwrap_err();
+
+    assert_eq!(sent.load(Ordering::Relaxed), 0);
+    assert!(matches!(
+        err.reason(),
+        StopReason::Strategy(TokenAcquisitionFailed::RateLimited { attempts: 0, .. })
+    ));
 }

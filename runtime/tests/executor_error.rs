@@ -27,7 +27,7 @@ fn display_names_the_attempts_and_the_reason() {
     let err = RetryError::new(Failure::BadRequest, 1, StopReason::Strategy(why));
     assert_eq!(
         err.to_string(),
-        "gave up after 1 attempt: attempt 1 failed with an error that is not retryable; \
+        "gave up after 1 attempt: the failure is not retryable; \
          last error: bad request"
     );
 
@@ -39,7 +39,7 @@ fn display_names_the_attempts_and_the_reason() {
     assert_eq!(
         err.to_string(),
         "gave up after 1 attempt: the strategy gave no initial token, so no retries \
-         (retry quota exhausted after 0 attempts: a retry costs 1, 0 left); last error: service \
+         (retry quota exhausted: a retry costs 1, 0 left); last error: service \
          unavailable"
     );
 

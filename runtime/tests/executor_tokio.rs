@@ -5,7 +5,7 @@ mod executor_support;
 
 use std::time::Duration;
 
-use executor_support::{Failure, ms, standard};
+use executor_support::{Failure, ms, standard, throttled_fail_fast};
 use rebound_runtime::Retry;
 use rebound_runtime::{
     StopReason,
@@ -93,4 +93,40 @@ async fn the_future_can_be_spawned() {
             .await
     });
     assert_eq!(task.await.unwrap(), Ok(2));
+}
+
+/// A caller looping on fail-fast refusals, on a one-thread runtime, must let
+/// the other tasks run: each refusal yields to the scheduler.
+#[tokio::test(flavor = "current_thread")]
+async fn callers_looping_on_refusals_do_not_starve_other_tasks() {
+    let clock = rebound_runtime::time::ManualClock::new();
+    let strategy = throttled_fail_fast(&clock);
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Spawned first, so it is polled first.
+    let looping = tokio::spawn({
+        let ran = std::sync::Arc::clone(&ran);
+        async move {
+            let retry = Retry::new(&strategy)
+                .sleeper(clock.clone())
+                .clock(clock.clone());
+            for _ in 0..1_000 {
+                let refused = retry.run_async(|_| async { Ok::<_, Failure>(()) }).await;
+                assert!(
+                    refused.is_err(),
+                    "the clock never moves: every send is refused"
+                );
+            }
+            ran.load(std::sync::atomic::Ordering::Relaxed)
+        }
+    });
+    let other = tokio::spawn({
+        let ran = std::sync::Arc::clone(&ran);
+        async move { ran.store(true, std::sync::atomic::Ordering::Relaxed) }
+    });
+
+    assert!(
+        looping.await.unwrap(),
+        "the other task ran while the loop did"
+    );
+    other.await.unwrap();
 }

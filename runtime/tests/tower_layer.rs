@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use counting::Counting;
 use executor_support::{
-    DelayedStart, assert_dropping_leaves_the_send_line, block_on, ms, standard, throttled_adaptive,
+    DelayedStart, assert_a_refusal_yields_once, assert_dropping_leaves_the_send_line, block_on, ms,
+    standard, throttled_adaptive, throttled_fail_fast,
 };
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
@@ -316,7 +317,7 @@ fn an_error_the_classifier_calls_a_success_is_not_retried() {
     assert_eq!(mock.calls(), [7]);
     assert_eq!(
         heard.events(),
-        ["give up after 1 attempts: attempt 1 failed with an error that is not retryable"]
+        ["give up after 1 attempts: the failure is not retryable"]
     );
 }
 
@@ -460,6 +461,23 @@ fn the_adaptive_strategy_limits_the_retry_s_send_rate() {
     }));
     assert_eq!(value, Ok(2));
     assert_eq!(same.slept(), slept);
+}
+
+#[test]
+fn a_request_refused_before_its_first_attempt_yields_once() {
+    let sleeper = Recorder::default();
+    let strategy = throttled_fail_fast(&sleeper.clock);
+    let mock = Mock::failing(0, 503);
+    let mut service = layer(strategy, &sleeper).layer(mock.clone());
+    block_on(poll_fn(|cx| service.poll_ready(cx))).unwrap();
+
+    let err = assert_a_refusal_yields_once(service.call(7)).unwrap_err();
+
+    assert!(mock.calls().is_empty(), "a refused attempt is not sent");
+    assert!(matches!(
+        err.reason(),
+        StopReason::Strategy(TokenAcquisitionFailed::RateLimited { attempts: 0, .. })
+    ));
 }
 
 #[test]

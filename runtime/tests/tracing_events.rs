@@ -336,10 +336,7 @@ fn a_failure_that_is_not_retryable_gives_up_at_debug() {
     assert_eq!(give_up.message(), "giving up");
     assert_eq!(give_up.level, Level::DEBUG);
     assert_eq!(give_up.u64("attempts"), Some(1));
-    assert_eq!(
-        give_up.text("reason"),
-        Some("attempt 1 failed with an error that is not retryable")
-    );
+    assert_eq!(give_up.text("reason"), Some("the failure is not retryable"));
     assert_eq!(give_up.u64("quota_left"), Some(500));
     assert_eq!(
         give_up.text("error_code"),

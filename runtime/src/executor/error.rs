@@ -16,7 +16,7 @@ use crate::TokenAcquisitionFailed;
 /// use rebound_runtime::StopReason;
 ///
 /// let reason = StopReason::Strategy(TokenAcquisitionFailed::NotRetryable { attempts: 1 });
-/// assert_eq!(reason.to_string(), "attempt 1 failed with an error that is not retryable");
+/// assert_eq!(reason.to_string(), "the failure is not retryable");
 /// assert!(reason.strategy().is_some());
 ///
 /// let reason = StopReason::BudgetExhausted {

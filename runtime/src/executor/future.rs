@@ -9,6 +9,8 @@
 //! it.
 
 use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
 
 use super::classifier::{ByClosure, Classify, Native};
 use super::listen::{self, RetryListener};
@@ -164,6 +166,11 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
                         reason,
                         listener,
                     );
+                    // A request stopped before an attempt (a fail-fast
+                    // refusal, the budget) may have awaited nothing that
+                    // could suspend it: yield once, so that callers looping
+                    // on refusals cannot hold the executor's threads.
+                    YieldOnce::default().await;
                     return Err(why);
                 }
             };
@@ -188,5 +195,25 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
                 },
             }
         }
+    }
+}
+
+/// A future that is pending once, waking its task at once: the task goes to
+/// the back of its executor's queue (tokio's `yield_now`, without tokio).
+#[derive(Default)]
+struct YieldOnce {
+    yielded: bool,
+}
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 }

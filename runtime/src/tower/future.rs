@@ -118,6 +118,10 @@ pin_project! {
             #[pin]
             future: F,
         },
+        // The request stops before an attempt, after yielding once.
+        Stopping {
+            reason: Option<StopReason>,
+        },
         // The strategy's wait before giving up (long-polling operations),
         // then the last outcome is returned.
         GivingUp {
@@ -219,19 +223,29 @@ where
                             this.state.set(State::Sending);
                         }
                         Action::Stop(reason) => {
-                            let attempts = request.attempts_made();
-                            let request = this.request.take();
-                            let strategy = request.as_ref().map(strategy_of);
-                            this.state.set(State::Done);
-                            let last = this.last.take();
-                            let listener = &*this.listener;
-                            let stopped = stop(strategy, last, attempts, reason, listener);
-                            if let Some(request) = request {
-                                request.abandon();
-                            }
-                            return Poll::Ready(stopped);
+                            // Stopped before an attempt (a fail-fast refusal,
+                            // the budget), maybe without ever being pending:
+                            // yield once, so that callers looping on refusals
+                            // cannot hold the executor's threads.
+                            let reason = Some(reason);
+                            this.state.set(State::Stopping { reason });
+                            cx.waker().wake_by_ref();
+                            return Poll::Pending;
                         }
                     }
+                }
+                StateProj::Stopping { reason } => {
+                    let (Some(reason), Some(request)) = (reason.take(), this.request.take()) else {
+                        polled_after_completion()
+                    };
+                    let attempts = request.attempts_made();
+                    let strategy = Some(strategy_of(&request));
+                    this.state.set(State::Done);
+                    let last = this.last.take();
+                    let listener = &*this.listener;
+                    let stopped = stop(strategy, last, attempts, reason, listener);
+                    request.abandon();
+                    return Poll::Ready(stopped);
                 }
                 StateProj::Sleeping { sleep } => {
                     ready!(sleep.poll(cx));
@@ -418,6 +432,7 @@ where
             State::Sleeping { .. } => "sleeping",
             State::Sending => "sending",
             State::Calling { .. } => "calling",
+            State::Stopping { .. } => "stopping",
             State::GivingUp { .. } => "giving up",
             State::Done => "done",
         };

@@ -86,6 +86,49 @@ pub fn throttled_adaptive(
     strategy
 }
 
+/// [`throttled_adaptive`] with a limiter that fails fast: a send is refused
+/// until the clock moves on (the bucket holds no token).
+pub fn throttled_fail_fast(
+    clock: &ManualClock,
+) -> rebound_runtime::AdaptiveRetryStrategy<ManualClock> {
+    let strategy = rebound_runtime::AdaptiveRetryStrategy::builder(standard())
+        .acquire_mode(rebound_runtime::rate_limiter::AcquireMode::FailFast)
+        .clock(clock.clone())
+        .build();
+    let token = strategy.acquire_initial_token().unwrap();
+    clock.advance(ms(1));
+    let throttle = rebound_runtime::classify::HttpErrorResponse::new(429).with_throttle(true);
+    let _ = strategy.refresh_retry_token(token, &throttle);
+    assert!(strategy.try_acquire_send().is_err());
+    strategy
+}
+
+/// Counts the wake-ups of the task it wakes.
+#[derive(Debug, Default)]
+struct CountWakes(AtomicU32);
+
+impl std::task::Wake for CountWakes {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Polls `request`, which stops before an attempt (a fail-fast refusal),
+/// and checks that it yields once: its first poll is pending with its task
+/// woken at once, its second is ready with the outcome.
+pub fn assert_a_refusal_yields_once<F: Future>(request: F) -> F::Output {
+    let wakes = std::sync::Arc::new(CountWakes::default());
+    let waker = Waker::from(std::sync::Arc::clone(&wakes));
+    let mut cx = Context::from_waker(&waker);
+    let mut request = pin!(request);
+    assert!(request.as_mut().poll(&mut cx).is_pending(), "it yields");
+    assert_eq!(wakes.0.load(Ordering::Relaxed), 1, "woken at once");
+    match request.as_mut().poll(&mut cx) {
+        Poll::Ready(outcome) => outcome,
+        Poll::Pending => panic!("it yields once"),
+    }
+}
+
 /// Polls `request` (a request through `strategy`, made but not yet polled)
 /// until it sleeps for a send token, standing in the limiter's line, then
 /// drops it (a cancelled future): the line must be left at once, not when
