@@ -3,8 +3,10 @@
 //! strategy, to an axum server in the same process that admits 50 requests/s
 //! (a token bucket holding at most 5) and answers
 //! `429 Too Many Requests` with `x-amzn-ErrorType: ThrottlingException`
-//! beyond. Three modes run one after another, each against a fresh server:
-//! adaptive (`AdaptiveRetryStrategy` over standard, behaviour 2.1), standard
+//! beyond. Four modes run one after another, each against a fresh server:
+//! adaptive (`AdaptiveRetryStrategy` over standard, behaviour 2.1), adaptive
+//! failing fast (a refused caller asks again at once: a closed loop with no
+//! think time), standard
 //! (`StandardRetryStrategy`, behaviour 2.1) and no retries
 //! (`NeverRetryStrategy`). Progress bars on stderr, a markdown table of the
 //! figures on stdout:
@@ -17,8 +19,8 @@
 //!
 //! | variable | default | meaning |
 //! |---|---|---|
-//! | `LOAD_SECONDS` | 20 | length of each mode's run (3 modes: about 61 s in all) |
-//! | `LOAD_MODES` | `adaptive,standard,never` | which modes to run, in order |
+//! | `LOAD_SECONDS` | 20 | length of each mode's run (4 modes: about 82 s in all) |
+//! | `LOAD_MODES` | `adaptive,fail-fast,standard,never` | which modes to run, in order |
 //! | `LOAD_WARMUP` | 5 | seconds left out of the *extra* steady-state figures |
 //! | `LOAD_TRACE` | unset | `1`: after each mode, a per-second trace (server admissions and throttles, the adaptive limiter's send rate) on stderr |
 //!
@@ -51,7 +53,7 @@ use axum::response::{IntoResponse, Response as ServerResponse};
 use axum::routing::get;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rebound::http::ResponseClassifier;
-use rebound::rate_limiter::ClientRateLimiter;
+use rebound::rate_limiter::{AcquireMode, ClientRateLimiter};
 use rebound::time::TokioSleeper;
 use rebound::{
     AdaptiveRetryStrategy, Classified, FailureInfo, NeverRetryStrategy, Retry, RetryBehavior,
@@ -321,6 +323,10 @@ fn classify(classifier: &ResponseClassifier, failure: &Failure) -> Box<dyn Failu
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Adaptive,
+    /// Adaptive mode whose limiter refuses a send it has no token for
+    /// (`AcquireMode::FailFast`): the caller gets the refusal at once and
+    /// asks again, with no think time.
+    FailFast,
     Standard,
     Never,
 }
@@ -329,6 +335,7 @@ impl Mode {
     fn name(self) -> &'static str {
         match self {
             Self::Adaptive => "adaptive",
+            Self::FailFast => "fail-fast",
             Self::Standard => "standard",
             Self::Never => "no retries",
         }
@@ -337,6 +344,7 @@ impl Mode {
     fn parse(name: &str) -> Option<Self> {
         match name.trim() {
             "adaptive" => Some(Self::Adaptive),
+            "fail-fast" => Some(Self::FailFast),
             "standard" => Some(Self::Standard),
             "never" | "none" | "no-retries" => Some(Self::Never),
             _ => None,
@@ -372,7 +380,7 @@ impl Settings {
                 .split(',')
                 .map(|name| Mode::parse(name).ok_or_else(|| format!("unknown mode {name:?}")))
                 .collect::<Result<Vec<_>, _>>()?,
-            Err(_) => vec![Mode::Adaptive, Mode::Standard, Mode::Never],
+            Err(_) => vec![Mode::Adaptive, Mode::FailFast, Mode::Standard, Mode::Never],
         };
         Ok(Self {
             run,
@@ -686,6 +694,13 @@ async fn main() -> Result<(), Box<dyn Error>> {
         let report = match mode {
             Mode::Adaptive => {
                 let strategy = AdaptiveRetryStrategy::builder(standard()).build();
+                let limiter = Arc::clone(strategy.rate_limiter());
+                run_mode(mode, strategy, Some(limiter), &settings, bar).await?
+            }
+            Mode::FailFast => {
+                let strategy = AdaptiveRetryStrategy::builder(standard())
+                    .acquire_mode(AcquireMode::FailFast)
+                    .build();
                 let limiter = Arc::clone(strategy.rate_limiter());
                 run_mode(mode, strategy, Some(limiter), &settings, bar).await?
             }

@@ -1,4 +1,5 @@
-//! A reqwest client retried with the AWS SDKs' standard mode, against a local
+//! A reqwest client retried with the standard mode for plain HTTP
+//! (`StandardRetryStrategy::for_http`: `Retry-After` honoured up to 20 s), against a local
 //! server (started here, so the example runs anywhere) that fails twice
 //! before it answers: `cargo run --example reqwest_client --features reqwest,tokio`.
 //!
@@ -16,7 +17,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = flaky_server().await?;
 
     let client = reqwest::Client::new();
-    let retry = Retry::new(StandardRetryStrategy::new())
+    let retry = Retry::new(StandardRetryStrategy::for_http())
         .sleeper(TokioSleeper)
         .on_retry(|event| {
             let status = event.failure().http_status();

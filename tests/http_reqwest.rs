@@ -9,12 +9,14 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use rebound::backoff::RetryAfterPolicy;
+use rebound::RetryAfterPolicy;
 use rebound::http::ResponseClassifier;
 use rebound::reqwest::RequestBuilderExt as _;
+use rebound::time::ManualClock;
 use rebound::{
-    ErrorInfo as _, FailureInfo, Retry, RetryBehavior, RetryStrategy, RetryToken,
-    StandardRetryStrategy, StopReason, TokenAcquisitionFailed, TokenIssuer, TransportFailure,
+    AdaptiveRetryStrategy, ErrorInfo as _, FailureInfo, Retry, RetryBehavior, RetryStrategy,
+    RetryToken, StandardRetryStrategy, StopReason, TokenAcquisitionFailed, TokenIssuer,
+    TransportFailure,
 };
 use support::scripted_server::{Reply, Server};
 use support::slept::Slept;
@@ -65,6 +67,99 @@ async fn a_429_with_retry_after_1_waits_at_least_a_second() {
     assert_eq!(response.status(), 200);
     assert_eq!(server.attempts(), 2);
     assert_eq!(slept.waits(), [Duration::from_secs(1)]);
+}
+
+#[tokio::test]
+async fn the_documented_http_default_honours_retry_after_as_a_minimum() {
+    let server = Server::start(vec![
+        Reply::with_header(429, "retry-after", "2"),
+        Reply::with_header(503, "retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"),
+        Reply::ok("item"),
+    ])
+    .await;
+    let three_seconds_before = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_477);
+    let classifier = ResponseClassifier::new().wall_clock(move || three_seconds_before);
+    let slept = Slept::default();
+    let retry = Retry::new(StandardRetryStrategy::for_http()).sleeper(slept.clone());
+
+    let response = reqwest::Client::new()
+        .get(&server.url)
+        .send_with_retry_classified(&retry, classifier)
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.attempts(), 3);
+    // Each backoff (jittered, at most 1 s then 2 s) is raised to the hint.
+    assert_eq!(
+        slept.waits(),
+        [Duration::from_secs(2), Duration::from_secs(3)]
+    );
+}
+
+#[tokio::test]
+async fn the_documented_http_default_gives_up_at_once_on_a_retry_after_above_20_s() {
+    let server = Server::start(vec![
+        Reply::with_header(503, "retry-after", "21"),
+        Reply::ok("never"),
+    ])
+    .await;
+    let slept = Slept::default();
+    let retry = Retry::new(StandardRetryStrategy::for_http()).sleeper(slept.clone());
+
+    let response = reqwest::Client::new()
+        .get(&server.url)
+        .send_with_retry(&retry)
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 503, "the response, as send() returns it");
+    assert_eq!(server.attempts(), 1);
+    assert!(slept.waits().is_empty());
+}
+
+#[tokio::test]
+async fn aws_behaviour_2_0_ignores_retry_after() {
+    let server = Server::start(vec![
+        Reply::with_header(429, "retry-after", "2"),
+        Reply::ok("item"),
+    ])
+    .await;
+    let slept = Slept::default();
+    let retry = Retry::new(standard(RetryBehavior::V2_0)).sleeper(slept.clone());
+
+    let response = reqwest::Client::new()
+        .get(&server.url)
+        .send_with_retry(&retry)
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 200);
+    // The throttling backoff alone: 0.5 (the pinned jitter) x 1 s.
+    assert_eq!(slept.waits(), [Duration::from_millis(500)]);
+}
+
+#[tokio::test]
+async fn a_bare_429_engages_adaptive_mode_through_send_with_retry_under_2_0() {
+    let server = Server::start(vec![Reply::status(429), Reply::ok("item")]).await;
+    let clock = ManualClock::new();
+    let strategy = AdaptiveRetryStrategy::builder(standard(RetryBehavior::V2_0))
+        .clock(clock.clone())
+        .build();
+    let retry = Retry::new(&strategy).sleeper(clock.clone()).clock(clock);
+
+    let response = reqwest::Client::new()
+        .get(&server.url)
+        .send_with_retry(&retry)
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 200);
+    assert_eq!(server.attempts(), 2);
+    assert!(
+        strategy.rate_limiter().is_enabled(),
+        "the 429 is a throttle"
+    );
 }
 
 #[tokio::test]

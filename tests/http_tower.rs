@@ -56,6 +56,28 @@ async fn reqwest_under_the_layer_retries_a_503() {
 }
 
 #[tokio::test]
+async fn the_documented_http_default_under_the_layer_honours_retry_after() {
+    let server = Server::start(vec![
+        Reply::with_header(429, "retry-after", "2"),
+        Reply::ok("item"),
+    ])
+    .await;
+    let slept = Slept::default();
+    let layer = RetryLayer::new(
+        StandardRetryStrategy::for_http(),
+        slept.clone(),
+        ResponseClassifier::new(),
+    );
+    let client = layer.clone_request(TryClone).layer(reqwest::Client::new());
+
+    let response = client.oneshot(get(&server.url)).await.unwrap();
+
+    assert_eq!(response.text().await.unwrap(), "item");
+    assert_eq!(server.attempts(), 2);
+    assert_eq!(slept.waits(), [Duration::from_secs(2)]);
+}
+
+#[tokio::test]
 async fn reqwest_under_the_layer_honours_retry_after() {
     let server = Server::start(vec![
         Reply::with_header(429, "retry-after", "1"),

@@ -99,6 +99,7 @@ mod vocabulary;
 pub mod waiter;
 
 pub use adaptive::{AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
+pub use backoff::{Backoff, RetryAfterPolicy};
 pub use executor::{
     GiveUpEvent, Hook, Hooks, NoHook, Retry, RetryError, RetryEvent, RetryListener, StopReason,
 };

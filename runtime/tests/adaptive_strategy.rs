@@ -337,3 +337,44 @@ fn partitions_hand_every_concurrent_caller_the_same_strategy_per_key() {
         assert_eq!(untouched.standard().quota().available(), 500, "table {key}");
     }
 }
+
+/// The README's "Which errors engage the limiter", statement by statement.
+#[cfg(feature = "http")]
+#[test]
+fn a_bare_429_engages_the_limiter_exactly_where_the_readme_says() {
+    let bare = || rebound_runtime::Classified::unknown().with_status(429);
+    let engages = |standard: StandardRetryStrategy, failure: &dyn rebound_runtime::FailureInfo| {
+        let strategy = AdaptiveRetryStrategy::builder(standard).build();
+        let token = strategy.acquire_initial_token().unwrap();
+        let retried = strategy.refresh_retry_token(token, failure).is_ok();
+        (retried, strategy.rate_limiter().is_enabled())
+    };
+
+    // The AWS rules alone, behaviour 2.0: neither retried nor a throttle.
+    assert_eq!(
+        engages(StandardRetryStrategy::new(), &bare()),
+        (false, false)
+    );
+    // `for_http` and behaviour 2.1: a retryable throttle.
+    assert_eq!(
+        engages(StandardRetryStrategy::for_http(), &bare()),
+        (true, true)
+    );
+    let v2_1 = StandardRetryStrategy::builder()
+        .behavior(rebound_runtime::RetryBehavior::V2_1)
+        .build();
+    assert_eq!(engages(v2_1, &bare()), (true, true));
+    // Through the HTTP integrations' classifier, behaviour 2.0 included.
+    let classified = rebound_runtime::http::ResponseClassifier::new()
+        .classify(http::StatusCode::TOO_MANY_REQUESTS, &http::HeaderMap::new())
+        .expect("a 429 is a failure");
+    assert_eq!(
+        engages(StandardRetryStrategy::new(), &classified),
+        (true, true)
+    );
+    // An AWS throttling code: everywhere.
+    assert_eq!(
+        engages(StandardRetryStrategy::new(), &throttled()),
+        (true, true)
+    );
+}

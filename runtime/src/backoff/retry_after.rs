@@ -62,6 +62,14 @@ pub enum RetryAfterPolicy {
 }
 
 impl RetryAfterPolicy {
+    /// Plain HTTP's `Retry-After` (RFC 9110, section 10.2.3): a minimum, up
+    /// to 20 s (the standard mode's backoff cap); a longer hint makes the
+    /// strategy give up at once. The policy of
+    /// [`StandardRetryStrategy::for_http`](crate::StandardRetryStrategy::for_http).
+    pub const HTTP: Self = Self::AtLeast {
+        ceiling: Duration::from_secs(20),
+    };
+
     /// Behaviour 2.1's policy: at most 5 s added to the backoff.
     pub const AWS_BOUNDED: Self = Self::AwsBounded {
         max_additional: Duration::from_secs(5),

@@ -1,5 +1,11 @@
 //! reqwest, retried with AWS semantics (feature `reqwest`).
 //!
+//! The strategy is yours to pick. The documented default for a plain HTTP
+//! API is [`StandardRetryStrategy::for_http`](crate::StandardRetryStrategy::for_http):
+//! the AWS standard mode with `Retry-After` honoured as RFC 9110 asks, up to
+//! 20 s. [`StandardRetryStrategy::new`](crate::StandardRetryStrategy::new)
+//! is the AWS SDKs' behaviour 2.0 exactly, which ignores `Retry-After`.
+//!
 //! - [`reqwest::Error`] speaks the vocabulary: it
 //!   implements [`RetryInfo`](crate::RetryInfo) and
 //!   [`ErrorInfo`](crate::ErrorInfo), so the executors retry it as the AWS
@@ -28,7 +34,7 @@
 //!
 //! # Examples
 //!
-//! A client with AWS retry semantics:
+//! A client for a plain HTTP API:
 //!
 //! ```no_run
 //! use rebound_runtime::reqwest::RequestBuilderExt as _;
@@ -36,10 +42,10 @@
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let client = reqwest::Client::new();
-//! let retry = Retry::new(StandardRetryStrategy::new()).sleeper(TokioSleeper);
+//! let retry = Retry::new(StandardRetryStrategy::for_http()).sleeper(TokioSleeper);
 //! let body = client
 //!     .get("http://127.0.0.1:8080/items/1")
-//!     .send_with_retry(&retry) // 3 attempts, jittered backoff, Retry-After honoured
+//!     .send_with_retry(&retry) // 3 attempts, jittered backoff, Retry-After honoured up to 20 s
 //!     .await?
 //!     .error_for_status()? // a 4xx, or a 5xx that outlived its retries
 //!     .text()

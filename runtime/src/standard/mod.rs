@@ -125,6 +125,45 @@ impl StandardRetryStrategy {
         Self::builder().build()
     }
 
+    /// The standard mode for a plain HTTP API: what the HTTP integrations
+    /// (`send_with_retry`, the tower `RetryLayer`) document as their
+    /// default. Behaviour 2.0, except that
+    ///
+    /// - a `Retry-After` hint is a true minimum, as RFC 9110 asks, up to 20 s
+    ///   ([`RetryAfterPolicy::HTTP`]): a longer one ends the retries at once
+    ///   with [`RetryAfterTooLong`](crate::TokenAcquisitionFailed::RetryAfterTooLong),
+    ///   so the caller can reschedule instead of holding the request;
+    /// - an HTTP 429 without a modeled error code is a retryable throttle
+    ///   (as in behaviour 2.1), so it engages adaptive mode's limiter.
+    ///
+    /// [`new`](Self::new) is the AWS SDKs' behaviour 2.0 exactly, which
+    /// ignores `Retry-After`: keep it for AWS services.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use rebound_runtime::classify::HttpErrorResponse;
+    /// use rebound_runtime::{RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed};
+    ///
+    /// let strategy = StandardRetryStrategy::for_http();
+    /// let too_many = |secs| HttpErrorResponse::new(429).with_retry_after(Some(Duration::from_secs(secs)));
+    ///
+    /// let token = strategy.acquire_initial_token()?;
+    /// let token = strategy.refresh_retry_token(token, &too_many(2))?;
+    /// assert!(token.delay() >= Duration::from_secs(2)); // Retry-After: 2 is honoured
+    ///
+    /// let token = strategy.acquire_initial_token()?;
+    /// let refused = strategy.refresh_retry_token(token, &too_many(3600)).unwrap_err();
+    /// assert!(matches!(refused, TokenAcquisitionFailed::RetryAfterTooLong { .. }));
+    /// # Ok::<(), TokenAcquisitionFailed>(())
+    /// ```
+    #[must_use]
+    pub fn for_http() -> Self {
+        Self::builder()
+            .retry_after(RetryAfterPolicy::HTTP)
+            .unmodeled_429_as_throttling(true)
+            .build()
+    }
+
     /// A builder; see its [defaults](StandardRetryStrategyBuilder#default).
     pub fn builder() -> StandardRetryStrategyBuilder {
         StandardRetryStrategyBuilder::new()

@@ -46,7 +46,7 @@
 //!
 //! let client = ServiceBuilder::new()
 //!     .layer(RetryLayer::new(
-//!         StandardRetryStrategy::new(), // share one per client: its retry quota is shared
+//!         StandardRetryStrategy::for_http(), // Retry-After honoured up to 20 s; share one per client
 //!         |delay| tokio::time::sleep(delay), // or `TokioSleeper` (feature `tokio`)
 //!         ResponseClassifier::new(),
 //!     ))
