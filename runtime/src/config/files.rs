@@ -65,8 +65,8 @@ pub enum RefusedFile {
 
 /// The real file system. Reads regular files only, up to
 /// [`MAX_CONFIG_FILE_BYTES`]; anything else is an error naming the reason
-/// ([`RefusedFile`]), checked before the file is opened so a FIFO cannot
-/// block.
+/// ([`RefusedFile`]), checked before the file is opened and again on what
+/// was opened, which is opened without blocking: a FIFO cannot block.
 ///
 /// # Examples
 ///
@@ -90,9 +90,7 @@ impl FileSource for OsFiles {
             Err(err) => return Err(err),
         };
         check_regular(&metadata)?;
-        let file = std::fs::File::open(path)?;
-        // The path may have been replaced since: check what was opened.
-        check_regular(&file.metadata()?)?;
+        let file = open_regular(path)?;
         let mut bytes = Vec::new();
         file.take(MAX_CONFIG_FILE_BYTES + 1)
             .read_to_end(&mut bytes)?;
@@ -105,6 +103,21 @@ impl FileSource for OsFiles {
             .map(Some)
             .map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))
     }
+}
+
+/// Opens `path` and checks that what was opened is a regular file: the
+/// path may have been replaced since it was checked. On Unix the open does
+/// not block (`O_NONBLOCK`), so a path swapped to a FIFO with no writer is
+/// refused instead of holding the caller; reading a regular file is the
+/// same with or without the flag.
+fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    check_regular(&file.metadata()?)?;
+    Ok(file)
 }
 
 fn check_regular(metadata: &std::fs::Metadata) -> io::Result<()> {
@@ -183,5 +196,34 @@ impl<const N: usize> FileSource for [(&str, &str); N] {
 impl<F: FileSource + ?Sized> FileSource for &F {
     fn read(&self, path: &Path) -> io::Result<Option<String>> {
         (**self).read(path)
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A path that was a regular file when checked and is a FIFO when
+    /// opened: `open_regular` is what `OsFiles::read` does after the check.
+    #[test]
+    fn a_path_swapped_to_a_fifo_is_refused_without_blocking() {
+        let dir = std::env::temp_dir().join(format!("rebound-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("config");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+
+        // Without `O_NONBLOCK` the open waits for a writer forever: run it
+        // on a thread, and fail (not hang) if it has not returned in 60 s.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || sender.send(open_regular(&path).map(drop)));
+        let opened = receiver.recv_timeout(std::time::Duration::from_secs(60));
+        let _ = std::fs::remove_dir_all(&dir);
+
+        let err = opened.expect("open returned").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("a FIFO"), "{err}");
     }
 }
