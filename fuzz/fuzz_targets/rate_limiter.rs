@@ -44,8 +44,13 @@ enum Time {
 
 #[derive(Arbitrary, Debug)]
 enum Step {
-    Response { time: Time, throttle: bool },
-    Send { time: Time },
+    Response {
+        time: Time,
+        throttle: bool,
+    },
+    Send {
+        time: Time,
+    },
     /// A look at the limiter's state, which applies its log (sends do too,
     /// once the limiter is on; between looks responses wait in the log).
     Look,
@@ -103,7 +108,11 @@ fuzz_target!(|input: Input| {
     };
     let limiter = ClientRateLimiter::new(input.start).with_cubic_shape(shape);
     let mut mirror = RateLimiterState::new(input.start).with_cubic_shape(shape);
-    let mut now = if input.start.is_finite() { input.start } else { 0.0 };
+    let mut now = if input.start.is_finite() {
+        input.start
+    } else {
+        0.0
+    };
     let (mut responses, mut throttled) = (0_u64, false);
     for step in input.steps.iter().take(2000) {
         let time = match step {
