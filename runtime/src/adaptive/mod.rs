@@ -324,6 +324,11 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     /// docs' warning about adaptive mode). Look the key up once per request
     /// (or cache the strategy per resource), not per attempt: it takes a lock.
     ///
+    /// The map keeps at most [`Partitions::DEFAULT_MAX_PARTITIONS`] keys
+    /// (about 7.2 KB each; [`Partitions::with_max_partitions`] to change it):
+    /// a key evicted to make room starts afresh, limiter off, when it comes
+    /// back.
+    ///
     /// # Examples
     ///
     /// ```

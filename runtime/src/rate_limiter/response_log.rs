@@ -29,9 +29,12 @@
 //! success extends a run, and its whole cost here is one store.
 //!
 //! The shards are merged by time when applied, so responses from different
-//! threads reach the state in the order their clocks read (within one drain),
-//! as a single thread's would: the measured rate's half-second buckets never
-//! see a later response before an earlier one from another shard.
+//! threads reach the state in the order their clocks read within one drain,
+//! as a single thread's would. Across drains they may not: a thread that read
+//! its clock before a drain and records after it hands the next drain a time
+//! earlier than some already applied (as does a response applied at once,
+//! under the lock). The measured rate counts such a late response in its
+//! current bucket (see `send_rate.rs`), so no response is lost to the rate.
 //!
 //! A slot's time bits carry a throttle in the sign bit: only times that are
 //! finite and not negative are logged (the caller applies the others under

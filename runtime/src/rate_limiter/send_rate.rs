@@ -10,6 +10,17 @@
 //!
 //! Like botocore's `RateClocker`, the meter counts *responses* (it is driven
 //! from the response hook), so a request that never completes is not counted.
+//!
+//! **Late responses.** Threads answering at once time their responses and
+//! record them a moment later, so responses arrive slightly out of time order
+//! (the limiter's log applies what it holds in time order, but a response
+//! timed before a drain can be recorded after it). A response whose bucket
+//! is not later than the current one is counted in the current bucket, as
+//! botocore's `RateClocker` counts it: the count over a run of buckets stays
+//! exact, only shared out a little differently between neighbours. Only a
+//! time more than a whole bucket before the current one (two or more buckets
+//! back: at least 0.5 s earlier than the current bucket's start) is taken as
+//! a clock that stepped backwards, and rebases the meter.
 
 /// Weight of the newest sample in the smoothed rate.
 pub const SMOOTHING: f64 = 0.8;
@@ -20,6 +31,11 @@ pub const TIME_BUCKET_RANGE: f64 = 0.5;
 /// Buckets per second (`1 / TIME_BUCKET_RANGE`), the reference's
 /// `time_bucket_scale`.
 const TIME_BUCKET_SCALE: f64 = 1.0 / TIME_BUCKET_RANGE;
+
+/// How far back, in seconds, before the current bucket's start a response
+/// still counts as late rather than as a clock that stepped backwards: one
+/// bucket (a response in the bucket just before the current one).
+const LATE_RESPONSE_WINDOW: f64 = TIME_BUCKET_RANGE;
 
 /// Measures the request rate in 0.5 s buckets with exponential smoothing.
 ///
@@ -56,11 +72,13 @@ impl SendRateMeter {
     /// Counts one response at `now` and returns the measured rate
     /// (requests per second).
     ///
-    /// A `now` in an earlier bucket than the last one (a clock that stepped
-    /// backwards) moves the current bucket back to it, so that measuring
-    /// resumes as soon as the clock moves forward again instead of waiting for
-    /// it to catch up. A NaN or infinite `now` counts the response but moves
-    /// no bucket.
+    /// A `now` in a later bucket folds the count into the rate and starts
+    /// that bucket. A `now` in the current bucket, or in the one just before
+    /// it (a late response, see the module's docs), is only counted. A `now`
+    /// further back (a clock that stepped backwards) is counted and moves
+    /// the current bucket back to its own, so that measuring resumes as soon
+    /// as the clock moves forward again instead of waiting for it to catch
+    /// up. A NaN or infinite `now` counts the response but moves no bucket.
     pub fn record(&mut self, now: f64) -> f64 {
         let bucket = bucket_start(now);
         self.count = self.count.saturating_add(1);
@@ -75,7 +93,7 @@ impl SendRateMeter {
                 (current_rate * SMOOTHING) + (self.measured_rate * (1.0 - SMOOTHING));
             self.count = 0;
             self.last_bucket = bucket;
-        } else if bucket < self.last_bucket {
+        } else if bucket < self.last_bucket - LATE_RESPONSE_WINDOW {
             self.last_bucket = bucket;
         }
         self.measured_rate
@@ -185,6 +203,41 @@ mod tests {
         assert_eq!(meter.last_bucket(), 11.0);
         let rate = meter.record(11.5);
         assert!(rate.is_finite() && rate > 0.0);
+    }
+
+    /// 100 responses/s, recorded in pairs swapped: every other response is
+    /// late, and at each bucket boundary the late one is from the previous
+    /// bucket. They count in the current bucket: the rate is the true one
+    /// (a meter that moved back to the late response's bucket measured a
+    /// few responses per second).
+    #[test]
+    fn late_responses_count_in_the_current_bucket() {
+        let mut meter = SendRateMeter::new(0.0);
+        let mut rates = Vec::new();
+        for first in (1..2000).step_by(2) {
+            for n in [first + 1, first] {
+                rates.push(meter.record(f64::from(n) * 0.01 + 0.005));
+            }
+        }
+        // After the first two seconds, the smoothed rate has reached 100/s.
+        for (i, rate) in rates.iter().enumerate().skip(200) {
+            assert!((rate - 100.0).abs() < 2.5, "response {i}: {rate}/s");
+        }
+    }
+
+    #[test]
+    fn only_a_time_two_buckets_back_rebases() {
+        let mut meter = SendRateMeter::new(10.0);
+        meter.record(10.7);
+        assert_eq!(meter.last_bucket(), 10.5);
+        let count = meter.request_count();
+        meter.record(10.0); // the bucket just before: late, counted
+        meter.record(10.49);
+        assert_eq!(meter.last_bucket(), 10.5);
+        assert_eq!(meter.request_count(), count + 2);
+        meter.record(9.99); // two buckets back: the clock stepped back
+        assert_eq!(meter.last_bucket(), 9.5);
+        assert_eq!(meter.request_count(), count + 3);
     }
 
     #[test]
