@@ -134,6 +134,10 @@ pub struct AdaptiveRetryStrategy<C = QuantaClock> {
     limiter: Arc<ClientRateLimiter>,
     /// [`AdaptiveRetryStrategyBuilder::cut_once_per_event`].
     cut_once_per_event: bool,
+    /// [`AdaptiveRetryStrategyBuilder::grow_only_on_success`].
+    grow_only_on_success: bool,
+    /// [`AdaptiveRetryStrategyBuilder::cubic_shape`], for new partitions.
+    cubic_shape: CubicShape,
     clock: C,
     /// The instant the limiter's time (`f64` seconds) counts from.
     epoch: Instant,
@@ -150,6 +154,7 @@ pub struct AdaptiveRetryStrategy<C = QuantaClock> {
 /// | [`clock`](Self::clock) | [`QuantaClock`]: the monotonic clock, read through the CPU's counter |
 /// | [`cut_once_per_event`](Self::cut_once_per_event) | `false`: botocore's algorithm, a cut on every throttle |
 /// | [`cubic_shape`](Self::cubic_shape) | [`CubicShape::BOTOCORE`]: cut to 70%, climb back with botocore's constant |
+/// | [`grow_only_on_success`](Self::grow_only_on_success) | `false`: botocore's algorithm, every non-throttle response grows the rate |
 /// | rate limiter | a new [`ClientRateLimiter`], off until the first throttle |
 #[derive(Debug, Clone)]
 #[must_use]
@@ -158,6 +163,7 @@ pub struct AdaptiveRetryStrategyBuilder<C = QuantaClock> {
     acquire_mode: AcquireMode,
     cut_once_per_event: bool,
     cubic_shape: CubicShape,
+    grow_only_on_success: bool,
     clock: ClockChoice<C>,
 }
 
@@ -187,6 +193,31 @@ impl AdaptiveRetryStrategy {
         Self::builder(StandardRetryStrategy::new()).build()
     }
 
+    /// **rebound's recommended adaptive mode; not AWS-exact.** The
+    /// [standard strategy's](StandardRetryStrategy::new) defaults and a
+    /// blocking rate limiter on a [`QuantaClock`], as [`new`](Self::new),
+    /// with the three opt-ins of [`AdaptiveRetryStrategyBuilder::steady`]:
+    /// one CUBIC decrease per congestion event, the [`CubicShape::GENTLE`]
+    /// curve, and a rate that only successes grow. Cannot fail.
+    ///
+    /// Why (`rebound-sim capacity`, seed 12, one client of a service that
+    /// throttles above R attempts/s, offered 2R to 5R): at R = 1000 botocore's
+    /// algorithm ([`new`](Self::new)) holds 34–38% of R, this one 98.8–98.9%;
+    /// at R = 100 with 1, 10 and 30 clients it holds 98.5–100% of R with at
+    /// most 3.8% of attempts throttled. [`new`](Self::new) stays botocore's
+    /// algorithm and reproduces its conformance vectors bit for bit.
+    ///
+    /// ```
+    /// use rebound_runtime::AdaptiveRetryStrategy;
+    ///
+    /// let strategy = AdaptiveRetryStrategy::steady();
+    /// assert!(!strategy.rate_limiter().is_enabled()); // until the first throttle
+    /// ```
+    #[must_use]
+    pub fn steady() -> Self {
+        Self::builder(StandardRetryStrategy::new()).steady().build()
+    }
+
     /// A builder around `standard`; see its [defaults](AdaptiveRetryStrategyBuilder#default).
     pub fn builder(standard: StandardRetryStrategy) -> AdaptiveRetryStrategyBuilder {
         AdaptiveRetryStrategyBuilder {
@@ -194,12 +225,40 @@ impl AdaptiveRetryStrategy {
             acquire_mode: AcquireMode::Block,
             cut_once_per_event: false,
             cubic_shape: CubicShape::BOTOCORE,
+            grow_only_on_success: false,
             clock: ClockChoice::Default(QuantaClock::new),
         }
     }
 }
 
 impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
+    /// **rebound's recommended settings; not AWS-exact.** Sets the three
+    /// opt-ins that make the limiter hold a capacity steadily:
+    /// [`cut_once_per_event(true)`](Self::cut_once_per_event),
+    /// [`cubic_shape(CubicShape::GENTLE)`](Self::cubic_shape) and
+    /// [`grow_only_on_success(true)`](Self::grow_only_on_success). The
+    /// acquire mode and the clock are left as they are; a setting called
+    /// after this one overrides it.
+    ///
+    /// Why: see [`AdaptiveRetryStrategy::steady`]. Without this call the
+    /// builder is botocore's algorithm, bit for bit.
+    ///
+    /// ```
+    /// use rebound_runtime::rate_limiter::AcquireMode;
+    /// use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
+    ///
+    /// let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+    ///     .steady()
+    ///     .acquire_mode(AcquireMode::FailFast)
+    ///     .build();
+    /// assert!(!strategy.rate_limiter().is_enabled());
+    /// ```
+    pub const fn steady(self) -> Self {
+        self.cut_once_per_event(true)
+            .cubic_shape(CubicShape::GENTLE)
+            .grow_only_on_success(true)
+    }
+
     /// Wait for a send token ([`AcquireMode::Block`]) or refuse the attempt
     /// ([`AcquireMode::FailFast`]).
     pub const fn acquire_mode(mut self, mode: AcquireMode) -> Self {
@@ -260,6 +319,33 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
         self
     }
 
+    /// **Opt-in, not botocore's algorithm.** Only successes grow the send
+    /// rate: a failure that is not a throttle (a 503 without a throttling
+    /// code, a timeout, a connection error) still counts towards the
+    /// measured rate, but neither cuts nor grows the rate. The retry itself
+    /// is unchanged (quota, backoff).
+    ///
+    /// Why: botocore treats every non-throttle response as a CUBIC success,
+    /// so while a service answers nothing but errors, a limiter that is on
+    /// keeps raising its rate (up to twice the measured rate, retries
+    /// included) and meets the recovering service with it. Holding the rate
+    /// keeps it at what the service last served. While the limiter is off
+    /// (before the first throttle) the rate is not used, and this changes
+    /// nothing: the first throttle cuts from the measured rate either way.
+    ///
+    /// ```
+    /// use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
+    ///
+    /// let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+    ///     .grow_only_on_success(true)
+    ///     .build();
+    /// # let _ = strategy;
+    /// ```
+    pub const fn grow_only_on_success(mut self, only: bool) -> Self {
+        self.grow_only_on_success = only;
+        self
+    }
+
     /// The time source of the rate limiter (a [`ManualClock`](crate::time::ManualClock)
     /// for tests and simulations). The default [`QuantaClock`] is made only
     /// by [`build`](Self::build), so a builder given another clock never
@@ -270,6 +356,7 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
             acquire_mode: self.acquire_mode,
             cut_once_per_event: self.cut_once_per_event,
             cubic_shape: self.cubic_shape,
+            grow_only_on_success: self.grow_only_on_success,
             clock: ClockChoice::Given(clock),
         }
     }
@@ -288,6 +375,8 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
             standard: self.standard,
             limiter: Arc::new(limiter),
             cut_once_per_event: self.cut_once_per_event,
+            grow_only_on_success: self.grow_only_on_success,
+            cubic_shape: self.cubic_shape,
             clock,
             epoch,
         }
@@ -355,12 +444,15 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     where
         C: Clone,
     {
-        let limiter =
-            ClientRateLimiter::new(self.now()).with_acquire_mode(self.limiter.acquire_mode());
+        let limiter = ClientRateLimiter::new(self.now())
+            .with_acquire_mode(self.limiter.acquire_mode())
+            .with_cubic_shape(self.cubic_shape);
         Self {
             standard: self.standard.with_fresh_quota(),
             limiter: Arc::new(limiter),
             cut_once_per_event: self.cut_once_per_event,
+            grow_only_on_success: self.grow_only_on_success,
+            cubic_shape: self.cubic_shape,
             clock: self.clock.clone(),
             epoch: self.epoch,
         }
@@ -477,8 +569,12 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         } else {
             f64::INFINITY
         };
-        self.limiter
-            .on_response_once_per_event(self.now(), verdict.throttling, sent_at);
+        if self.grow_only_on_success && !verdict.throttling {
+            self.limiter.on_held_response(self.now());
+        } else {
+            self.limiter
+                .on_response_once_per_event(self.now(), verdict.throttling, sent_at);
+        }
         self.standard.refresh_classified(token, failure, verdict)
     }
 
@@ -583,6 +679,8 @@ impl<C: fmt::Debug> fmt::Debug for AdaptiveRetryStrategy<C> {
             .field("standard", &self.standard)
             .field("limiter", &self.limiter)
             .field("cut_once_per_event", &self.cut_once_per_event)
+            .field("grow_only_on_success", &self.grow_only_on_success)
+            .field("cubic_shape", &self.cubic_shape)
             .field("clock", &self.clock)
             .finish_non_exhaustive()
     }
@@ -706,6 +804,113 @@ mod tests {
             w_max.push(after_all);
         }
         assert!(w_max[1] > w_max[0]);
+    }
+
+    /// `builder`'s strategy after [`measure_then_throttle`].
+    fn throttled_after_a_measured_rate(
+        builder: AdaptiveRetryStrategyBuilder<ManualClock>,
+        clock: &ManualClock,
+    ) -> AdaptiveRetryStrategy<ManualClock> {
+        let strategy = builder.build();
+        measure_then_throttle(&strategy, clock);
+        strategy
+    }
+
+    /// Gives `strategy` a measured rate of about 67/s (100 successes in
+    /// 1.5 s), then one throttle: its limiter is on. The state after it.
+    fn measure_then_throttle(
+        strategy: &AdaptiveRetryStrategy<ManualClock>,
+        clock: &ManualClock,
+    ) -> crate::internals::RateLimiterSnapshot {
+        for _ in 0..100 {
+            clock.advance(Duration::from_millis(15));
+            let token = strategy.acquire_initial_token().expect("initial");
+            strategy.record_success(token);
+        }
+        let token = strategy.acquire_initial_token().expect("initial");
+        let _ = strategy.refresh_retry_token(token, &throttle());
+        assert!(strategy.rate_limiter().is_enabled());
+        strategy.rate_limiter().snapshot()
+    }
+
+    /// With `grow_only_on_success`, transient errors (503 without a
+    /// throttling code) hold the send rate and still count as responses;
+    /// without it (botocore's rule) they grow the rate as successes do.
+    #[test]
+    fn only_successes_grow_the_rate_is_opt_in() {
+        let unavailable = HttpErrorResponse::new(503);
+        let mut rates = Vec::new();
+        for only in [false, true] {
+            let clock = ManualClock::new();
+            let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
+            let builder = AdaptiveRetryStrategy::builder(standard)
+                .clock(clock.clone())
+                .grow_only_on_success(only);
+            let strategy = throttled_after_a_measured_rate(builder, &clock);
+            let after_cut = strategy.rate_limiter().snapshot();
+            // Three seconds of errors, 40 a second.
+            for _ in 0..120 {
+                clock.advance(Duration::from_millis(25));
+                let token = strategy.acquire_initial_token().expect("initial");
+                let _ = strategy.refresh_retry_token(token, &unavailable);
+            }
+            let after_errors = strategy.rate_limiter().snapshot();
+            assert!(
+                after_errors.last_bucket > after_cut.last_bucket,
+                "the errors are measured either way"
+            );
+            if only {
+                assert_eq!(after_errors.fill_rate, after_cut.fill_rate, "held");
+                assert_eq!(after_errors.w_max, after_cut.w_max);
+                // A success grows it again.
+                clock.advance(Duration::from_millis(25));
+                let token = strategy.acquire_initial_token().expect("initial");
+                strategy.record_success(token);
+                let grown = strategy.rate_limiter().snapshot().fill_rate;
+                assert!(grown > after_cut.fill_rate, "{grown}");
+            } else {
+                assert!(
+                    after_errors.fill_rate > after_cut.fill_rate,
+                    "{} vs {}",
+                    after_errors.fill_rate,
+                    after_cut.fill_rate
+                );
+            }
+            rates.push(after_errors.fill_rate);
+        }
+        assert!(rates[0] > rates[1]);
+    }
+
+    /// `steady()` sets the three opt-ins: a gentle cut (85%, not 70%), one
+    /// cut per event, a rate held through errors; a partition keeps them.
+    #[test]
+    fn steady_sets_the_recommended_opt_ins_and_partitions_keep_them() {
+        let clock = ManualClock::new();
+        let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
+        let builder = AdaptiveRetryStrategy::builder(standard)
+            .clock(clock.clone())
+            .steady();
+        let strategy = throttled_after_a_measured_rate(builder, &clock);
+        assert!(strategy.cut_once_per_event && strategy.grow_only_on_success);
+        let cut = strategy.rate_limiter().snapshot();
+        assert!(
+            (cut.fill_rate - 0.85 * cut.w_max).abs() < 1e-9,
+            "{} of {}",
+            cut.fill_rate,
+            cut.w_max
+        );
+        let partition = strategy.partitions::<u8>().get(&1);
+        assert!(partition.cut_once_per_event && partition.grow_only_on_success);
+        let partition = measure_then_throttle(&partition, &clock);
+        assert!((partition.fill_rate - 0.85 * partition.w_max).abs() < 1e-9);
+        // botocore's default cuts to 70%.
+        let clock = ManualClock::new();
+        let botocore =
+            AdaptiveRetryStrategy::builder(StandardRetryStrategy::new()).clock(clock.clone());
+        let cut = throttled_after_a_measured_rate(botocore, &clock)
+            .rate_limiter()
+            .snapshot();
+        assert!((cut.fill_rate - 0.7 * cut.w_max).abs() < 1e-9);
     }
 
     /// A caller that gives up while waiting for a send token (its time
