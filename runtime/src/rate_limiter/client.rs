@@ -401,15 +401,6 @@ impl ClientRateLimiter {
         self.full_response_update(now, is_throttle, sent_at);
     }
 
-    /// A transient error's response at `now` under the opt-in
-    /// [`grow_only_on_success`](crate::AdaptiveRetryStrategyBuilder::grow_only_on_success):
-    /// it counts towards the measured rate and holds the send rate. Applied
-    /// under the lock, after the logged responses (errors are the rare path).
-    #[cold]
-    pub(crate) fn on_held_response(&self, now: f64) {
-        self.lock_state().on_held_response(now);
-    }
-
     /// A success at `now` written down the cheapest way (one store, most
     /// of the time; see `response_log`), if that way is open: this
     /// thread has its lane and the lane's shard has room. False if not,

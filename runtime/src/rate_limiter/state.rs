@@ -212,19 +212,6 @@ impl RateLimiterState {
         cut
     }
 
-    /// A response at `now` that is neither a success nor a throttle (a
-    /// transient error: a 503 without a throttling code, a timeout, a
-    /// connection error), under the opt-in
-    /// [`grow_only_on_success`](crate::AdaptiveRetryStrategyBuilder::grow_only_on_success)
-    /// (not the reference's algorithm, which treats it as a success): it
-    /// counts towards the measured rate, and the send rate is held, neither
-    /// cut nor grown.
-    pub(crate) fn on_held_response(&mut self, now: f64) {
-        let now = self.sanitize(now);
-        self.meter.record(now);
-        self.bucket.refill(now);
-    }
-
     /// `n` more success responses at the time of the last one, which was a
     /// success too: they change nothing but the meter's response count
     /// (`ClientRateLimiter` applies its logged successes so; see
