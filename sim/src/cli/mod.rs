@@ -85,17 +85,16 @@ pub fn default_out_dir(cargo_target_dir: Option<&std::ffi::OsStr>) -> PathBuf {
 
 /// The first lines `all` prints: which adaptive rows are AWS-exact and
 /// which one rebound recommends, and why.
-pub const READING_GUIDE: &str = "\
-# rebound-sim: every experiment
+pub const READING_GUIDE: &str = "# rebound-sim: every experiment
 
-Adaptive rows labelled (AWS-exact) are botocore's algorithm, rebound's default \
-(AdaptiveRetryStrategy::new()); rows labelled steady (recommended) are \
-AdaptiveRetryStrategy::steady(), rebound's recommendation (not AWS-exact: one cut \
-per congestion event, a gentler CUBIC curve). Why: with one client of a service \
-that throttles above R = 1000 attempts/s, botocore's algorithm holds 34-38% of R \
-and steady 98.8-98.9% (seed 12); 30 clients sharing R = 100 see up to 15% of \
-their attempts throttled with botocore's, under 4% with steady. Its price: after \
-10 s of SlowDown answers it takes 37 s to recover, botocore's 4 s (outage table).
+Adaptive rows labelled (AWS-exact) are botocore's algorithm, rebound's default
+(AdaptiveRetryStrategy::new()). Rows labelled steady (recommended) are
+AdaptiveRetryStrategy::steady(), rebound's recommendation, not AWS-exact: one CUBIC
+cut per congestion event and a gentler curve. Why: one client of a service that
+throttles above R = 1000 attempts/s gets 34-38% of R with botocore's algorithm and
+98.8-98.9% with steady; 30 clients sharing R = 100 see 11-15% of their attempts
+throttled with botocore's and under 4% with steady (capacity table, seed 12). Its
+price: after 10 s of 503 SlowDown it takes 37 s to recover, botocore's 4 s (outage table).
 
 ";
 
