@@ -245,8 +245,9 @@ pub fn trial_seed(seed: u64, clients: usize, algorithm: Algorithm, trial: u64) -
 }
 
 /// Runs `trials` trials for every client count and algorithm (client counts
-/// outer, algorithms in [`Algorithm::ALL`] order inner), calling `progress`
-/// after each (client count, algorithm) cell.
+/// outer, algorithms in [`Algorithm::ALL`] order inner), the cells on every
+/// core ([`parallel::map`](crate::parallel::map)), calling `progress` after
+/// each (client count, algorithm) cell.
 ///
 /// # Panics
 ///
@@ -259,9 +260,14 @@ pub fn run_experiment(
     params: &OccParams,
     mut progress: impl FnMut(),
 ) -> Vec<Row> {
-    let mut rows = Vec::with_capacity(client_counts.len() * Algorithm::ALL.len());
-    for &clients in client_counts {
-        for algorithm in Algorithm::ALL {
+    let cells: Vec<(usize, Algorithm)> = client_counts
+        .iter()
+        .flat_map(|&clients| Algorithm::ALL.map(|algorithm| (clients, algorithm)))
+        .collect();
+    crate::parallel::map(
+        &cells,
+        crate::parallel::threads(),
+        |&(clients, algorithm)| {
             let (mut time, mut calls) = (0.0, 0_u64);
             for trial in 0..trials {
                 let outcome = run_trial(
@@ -278,14 +284,13 @@ pub fn run_experiment(
                 calls += outcome.calls;
             }
             let n = trials.max(1) as f64;
-            rows.push(Row {
+            Row {
                 clients,
                 algorithm,
                 mean_time_ms: time / n,
                 mean_calls: calls as f64 / n,
-            });
-            progress();
-        }
-    }
-    rows
+            }
+        },
+        &mut progress,
+    )
 }

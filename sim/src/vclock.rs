@@ -59,6 +59,14 @@ impl VirtualClock {
         }
     }
 
+    /// The time as [`Clock::secs_since`](rebound_runtime::time::Clock::secs_since)
+    /// reads it from time 0 (`Duration::as_secs_f64` of the whole
+    /// nanoseconds): the time a strategy built at 0 gives its rate limiter.
+    #[must_use]
+    pub fn limiter_secs(&self) -> f64 {
+        Duration::from_nanos(self.nanos).as_secs_f64()
+    }
+
     /// The current virtual time, seconds.
     #[must_use]
     pub fn now(&self) -> f64 {

@@ -139,15 +139,33 @@ fn one_cut_per_event_keeps_the_rate_up_when_many_attempts_are_in_flight() {
 }
 
 #[test]
-fn the_gentle_shape_holds_many_clients_throttles_down() {
+fn steady_holds_many_clients_throttles_down() {
     // 30 clients share R = 100: each sends about 3.3/s. botocore's constant
     // brings each back to its throttled rate in about 1.35 s, so each is
     // throttled about once every 1.35 s; the gentle shape takes 8 s.
     let params = params(90.0);
     let case = case(100.0, 30);
     let one_cut = run_load(&params, &case, 3.0, CapacityStrategy::OneCut, 4).row;
-    let gentle = run_load(&params, &case, 3.0, CapacityStrategy::Gentle, 4).row;
+    let gentle = run_load(&params, &case, 3.0, CapacityStrategy::Steady, 4).row;
     assert!(one_cut.steady.throttled > 0.1, "{one_cut:?}");
     assert!(gentle.steady.throttled < 0.05, "{gentle:?}");
     assert!(gentle.steady.goodput > 0.95, "{gentle:?}");
+}
+
+#[test]
+fn steady_holds_a_high_rate_where_botocores_algorithm_does_not() {
+    // One client at R = 1000 (20 ms round trips, some 20 attempts in
+    // flight), offered 2R, observed for 40 s after a 30 s start-up (the
+    // climb to R takes about 13 s).
+    let params = CapacityParams {
+        duration: 70.0,
+        startup: 30.0,
+        ..params(70.0)
+    };
+    let case = case(1000.0, 1);
+    let botocore = run_load(&params, &case, 2.0, CapacityStrategy::AdaptiveFailFast, 7).row;
+    let steady = run_load(&params, &case, 2.0, CapacityStrategy::SteadyFailFast, 7).row;
+    assert!(botocore.steady.goodput < 0.8, "{botocore:?}");
+    assert!(steady.steady.goodput >= 0.95, "{steady:?}");
+    assert!(steady.steady.throttled < 0.01, "{steady:?}");
 }

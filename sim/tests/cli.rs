@@ -61,8 +61,8 @@ fn outage_csv_has_one_row_per_answer_and_strategy() {
     let rows = rows(
         &csv,
         "outage_answer,strategy,amplification_outage,amplification,peak_attempts_per_s,\
-goodput,goodput_after_recovery,time_to_recover_s,unfinished",
-        8,
+goodput,goodput_after_recovery,time_to_recover_s,send_limit_at_recovery,unfinished",
+        10,
     );
     let keys: Vec<(&str, &str)> = rows
         .iter()
@@ -70,7 +70,13 @@ goodput,goodput_after_recovery,time_to_recover_s,unfinished",
         .collect();
     let mut expected = Vec::new();
     for answer in ["503", "503 SlowDown"] {
-        for strategy in ["no retries", "naive fixed", "standard", "adaptive"] {
+        for strategy in [
+            "no retries",
+            "naive fixed",
+            "standard",
+            "adaptive (AWS-exact)",
+            "adaptive steady (recommended)",
+        ] {
             expected.push((answer, strategy));
         }
     }
@@ -125,12 +131,12 @@ steady_goodput,steady_throttled,steady_attempts_per_success,steady_gave_up,stead
         strategies,
         [
             "standard",
-            "adaptive",
-            "adaptive fail-fast",
-            "adaptive + one cut per event",
-            "adaptive fail-fast + one cut per event",
-            "adaptive + one cut + gentle shape",
-            "adaptive fail-fast + one cut + gentle shape"
+            "adaptive (AWS-exact)",
+            "adaptive fail-fast (AWS-exact)",
+            "adaptive + one cut per event only",
+            "adaptive fail-fast + one cut per event only",
+            "adaptive steady (recommended)",
+            "adaptive steady fail-fast (recommended)"
         ]
     );
     // Standard mode has no rate limiter.
@@ -180,4 +186,22 @@ fn no_budget_is_accepted() {
         "none",
     ]);
     assert!(csv.starts_with("capacity,clients,"));
+}
+
+#[test]
+fn all_writes_under_cargo_target_dir_when_it_is_set() {
+    use rebound_sim::cli::default_out_dir;
+    use std::path::PathBuf;
+    assert_eq!(
+        default_out_dir(Some("/work/target-x".as_ref())),
+        PathBuf::from("/work/target-x/rebound-sim")
+    );
+    assert_eq!(
+        default_out_dir(Some("rel".as_ref())),
+        PathBuf::from("rel/rebound-sim")
+    );
+    // Unset or empty: relative to the current directory.
+    for unset in [None, Some("".as_ref())] {
+        assert_eq!(default_out_dir(unset), PathBuf::from("target/rebound-sim"));
+    }
 }

@@ -171,3 +171,34 @@ fn time_to_recover_is_where_the_final_healthy_streak_starts() {
         Some(0.0)
     );
 }
+
+#[test]
+fn steady_recovers_from_a_503_outage_sooner_than_botocores_algorithm() {
+    // Each client's quota outlasts the outage, so the retried backlog meets
+    // the recovered service; its SlowDown answers switch the limiters on.
+    // botocore's algorithm cuts once per throttle, several times per client
+    // in the first round trips, and holds the clients below their demand
+    // for seconds; steady cuts once per event.
+    let params = OutageParams {
+        clients: 20,
+        rate: 200.0,
+        capacity: 250.0,
+        burst: 25.0,
+        after: 30.0,
+        ..small()
+    };
+    // Over 6 seeds (the metric takes the last unhealthy second, so a late
+    // dip counts in full): botocore's algorithm takes 2 s or more in each,
+    // steady 1 s or less in most.
+    let mut steady_at_once = 0;
+    for seed in 1..=6 {
+        let ttr = |strategy| run_strategy(&params, strategy, seed).row.time_to_recover;
+        let botocore = ttr(OutageStrategy::Adaptive).expect("recovers");
+        let steady = ttr(OutageStrategy::Steady).expect("recovers");
+        assert!(botocore >= 2.0, "seed {seed}: {botocore} s");
+        if steady <= 1.0 {
+            steady_at_once += 1;
+        }
+    }
+    assert!(steady_at_once >= 5, "{steady_at_once} of 6");
+}

@@ -134,6 +134,8 @@ pub struct AdaptiveRetryStrategy<C = QuantaClock> {
     limiter: Arc<ClientRateLimiter>,
     /// [`AdaptiveRetryStrategyBuilder::cut_once_per_event`].
     cut_once_per_event: bool,
+    /// [`AdaptiveRetryStrategyBuilder::cubic_shape`], for new partitions.
+    cubic_shape: CubicShape,
     clock: C,
     /// The instant the limiter's time (`f64` seconds) counts from.
     epoch: Instant,
@@ -187,6 +189,41 @@ impl AdaptiveRetryStrategy {
         Self::builder(StandardRetryStrategy::new()).build()
     }
 
+    /// **rebound's recommended adaptive mode; not AWS-exact.** The
+    /// [standard strategy's](StandardRetryStrategy::new) defaults and a
+    /// blocking rate limiter on a [`QuantaClock`], as [`new`](Self::new),
+    /// with the two opt-ins of [`AdaptiveRetryStrategyBuilder::steady`]:
+    /// one CUBIC decrease per congestion event and the [`CubicShape::GENTLE`]
+    /// curve. Cannot fail.
+    ///
+    /// Why (`rebound-sim capacity`, seed 12: clients of a service that
+    /// throttles above R attempts/s, offered 2R to 5R): with one client at
+    /// R = 1000, botocore's algorithm ([`new`](Self::new)) holds 34–38% of R,
+    /// this one 98.8–98.9%; at R = 100 with 1, 10 and 30 clients it holds
+    /// 98.5–100% of R with at most 3.8% of attempts throttled, where
+    /// botocore's throttles up to 14.8% with 30 clients. After an outage
+    /// answered with plain 503s (`rebound-sim outage`, 20 clients, seeds 1
+    /// to 12) it recovers at once in 11 runs of 12 (17 s in one), where
+    /// botocore's takes 4 s, and 20 and 24 s in two runs.
+    ///
+    /// The price: after a long run of throttles (a service answering
+    /// `SlowDown` to everything for 10 s in `rebound-sim outage`) each
+    /// client's rate is far below its demand, and the gentle curve climbs
+    /// back relative to that rate: 37 s to recover against botocore's 4 s.
+    /// [`new`](Self::new) stays botocore's algorithm and reproduces its
+    /// conformance vectors bit for bit.
+    ///
+    /// ```
+    /// use rebound_runtime::AdaptiveRetryStrategy;
+    ///
+    /// let strategy = AdaptiveRetryStrategy::steady();
+    /// assert!(!strategy.rate_limiter().is_enabled()); // until the first throttle
+    /// ```
+    #[must_use]
+    pub fn steady() -> Self {
+        Self::builder(StandardRetryStrategy::new()).steady().build()
+    }
+
     /// A builder around `standard`; see its [defaults](AdaptiveRetryStrategyBuilder#default).
     pub fn builder(standard: StandardRetryStrategy) -> AdaptiveRetryStrategyBuilder {
         AdaptiveRetryStrategyBuilder {
@@ -200,6 +237,31 @@ impl AdaptiveRetryStrategy {
 }
 
 impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
+    /// **rebound's recommended settings; not AWS-exact.** Sets the two
+    /// opt-ins that make the limiter hold a capacity steadily:
+    /// [`cut_once_per_event(true)`](Self::cut_once_per_event) and
+    /// [`cubic_shape(CubicShape::GENTLE)`](Self::cubic_shape). The acquire
+    /// mode and the clock are left as they are; a setting called after this
+    /// one overrides it.
+    ///
+    /// Why: see [`AdaptiveRetryStrategy::steady`]. Without this call the
+    /// builder is botocore's algorithm, bit for bit.
+    ///
+    /// ```
+    /// use rebound_runtime::rate_limiter::AcquireMode;
+    /// use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
+    ///
+    /// let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+    ///     .steady()
+    ///     .acquire_mode(AcquireMode::FailFast)
+    ///     .build();
+    /// assert!(!strategy.rate_limiter().is_enabled());
+    /// ```
+    pub const fn steady(self) -> Self {
+        self.cut_once_per_event(true)
+            .cubic_shape(CubicShape::GENTLE)
+    }
+
     /// Wait for a send token ([`AcquireMode::Block`]) or refuse the attempt
     /// ([`AcquireMode::FailFast`]).
     pub const fn acquire_mode(mut self, mode: AcquireMode) -> Self {
@@ -288,6 +350,7 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
             standard: self.standard,
             limiter: Arc::new(limiter),
             cut_once_per_event: self.cut_once_per_event,
+            cubic_shape: self.cubic_shape,
             clock,
             epoch,
         }
@@ -360,12 +423,14 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     where
         C: Clone,
     {
-        let limiter =
-            ClientRateLimiter::new(self.now()).with_acquire_mode(self.limiter.acquire_mode());
+        let limiter = ClientRateLimiter::new(self.now())
+            .with_acquire_mode(self.limiter.acquire_mode())
+            .with_cubic_shape(self.cubic_shape);
         Self {
             standard: self.standard.with_fresh_quota(),
             limiter: Arc::new(limiter),
             cut_once_per_event: self.cut_once_per_event,
+            cubic_shape: self.cubic_shape,
             clock: self.clock.clone(),
             epoch: self.epoch,
         }
@@ -588,6 +653,7 @@ impl<C: fmt::Debug> fmt::Debug for AdaptiveRetryStrategy<C> {
             .field("standard", &self.standard)
             .field("limiter", &self.limiter)
             .field("cut_once_per_event", &self.cut_once_per_event)
+            .field("cubic_shape", &self.cubic_shape)
             .field("clock", &self.clock)
             .finish_non_exhaustive()
     }
@@ -711,6 +777,65 @@ mod tests {
             w_max.push(after_all);
         }
         assert!(w_max[1] > w_max[0]);
+    }
+
+    /// `builder`'s strategy after [`measure_then_throttle`].
+    fn throttled_after_a_measured_rate(
+        builder: AdaptiveRetryStrategyBuilder<ManualClock>,
+        clock: &ManualClock,
+    ) -> AdaptiveRetryStrategy<ManualClock> {
+        let strategy = builder.build();
+        measure_then_throttle(&strategy, clock);
+        strategy
+    }
+
+    /// Gives `strategy` a measured rate of about 67/s (100 successes in
+    /// 1.5 s), then one throttle: its limiter is on. The state after it.
+    fn measure_then_throttle(
+        strategy: &AdaptiveRetryStrategy<ManualClock>,
+        clock: &ManualClock,
+    ) -> crate::internals::RateLimiterSnapshot {
+        for _ in 0..100 {
+            clock.advance(Duration::from_millis(15));
+            let token = strategy.acquire_initial_token().expect("initial");
+            strategy.record_success(token);
+        }
+        let token = strategy.acquire_initial_token().expect("initial");
+        let _ = strategy.refresh_retry_token(token, &throttle());
+        assert!(strategy.rate_limiter().is_enabled());
+        strategy.rate_limiter().snapshot()
+    }
+
+    /// `steady()` sets the two opt-ins, a gentle cut (85%, not 70%) and one
+    /// cut per event; a partition keeps them.
+    #[test]
+    fn steady_sets_the_recommended_opt_ins_and_partitions_keep_them() {
+        let clock = ManualClock::new();
+        let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
+        let builder = AdaptiveRetryStrategy::builder(standard)
+            .clock(clock.clone())
+            .steady();
+        let strategy = throttled_after_a_measured_rate(builder, &clock);
+        assert!(strategy.cut_once_per_event);
+        let cut = strategy.rate_limiter().snapshot();
+        assert!(
+            (cut.fill_rate - 0.85 * cut.w_max).abs() < 1e-9,
+            "{} of {}",
+            cut.fill_rate,
+            cut.w_max
+        );
+        let partition = strategy.partitions::<u8>().get(&1);
+        assert!(partition.cut_once_per_event);
+        let partition = measure_then_throttle(&partition, &clock);
+        assert!((partition.fill_rate - 0.85 * partition.w_max).abs() < 1e-9);
+        // botocore's default cuts to 70%.
+        let clock = ManualClock::new();
+        let botocore =
+            AdaptiveRetryStrategy::builder(StandardRetryStrategy::new()).clock(clock.clone());
+        let cut = throttled_after_a_measured_rate(botocore, &clock)
+            .rate_limiter()
+            .snapshot();
+        assert!((cut.fill_rate - 0.7 * cut.w_max).abs() < 1e-9);
     }
 
     /// A caller that gives up while waiting for a send token (its time

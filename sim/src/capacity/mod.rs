@@ -333,22 +333,27 @@ pub fn run_load(
     CapacityRun { row, record }
 }
 
-/// Runs every case, load and strategy of `params` (cases outer, then loads,
-/// then strategies), calling `progress` after each run.
+/// Runs every case, load and strategy of `params` (results in that order:
+/// cases outer, then loads, then strategies) on every core
+/// ([`parallel::map`](crate::parallel::map)), calling `progress` after each run.
 #[must_use]
 pub fn run_experiment(
     params: &CapacityParams,
     seed: u64,
     mut progress: impl FnMut(),
 ) -> Vec<CapacityRun> {
-    let mut runs = Vec::new();
+    let mut jobs = Vec::new();
     for case in &params.cases {
         for &load in &params.loads {
             for &strategy in &case.strategies {
-                runs.push(run_load(params, case, load, strategy, seed));
-                progress();
+                jobs.push((case, load, strategy));
             }
         }
     }
-    runs
+    crate::parallel::map(
+        &jobs,
+        crate::parallel::threads(),
+        |&(case, load, strategy)| run_load(params, case, load, strategy, seed),
+        &mut progress,
+    )
 }

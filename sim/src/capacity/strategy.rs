@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rebound_runtime::backoff::SeededRandom;
-use rebound_runtime::rate_limiter::{AcquireMode, CubicShape};
+use rebound_runtime::rate_limiter::AcquireMode;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, StandardRetryStrategy};
 
@@ -35,11 +35,13 @@ pub enum CapacityStrategy {
     OneCut,
     /// [`AdaptiveFailFast`](Self::AdaptiveFailFast) with the same opt-in.
     OneCutFailFast,
-    /// [`OneCut`](Self::OneCut) with the opt-in CUBIC shape
-    /// [`CubicShape::GENTLE`]: cut to 85%, back in 8 s at every rate.
-    Gentle,
-    /// [`OneCutFailFast`](Self::OneCutFailFast) with the same shape.
-    GentleFailFast,
+    /// rebound's recommended variant: [`Adaptive`](Self::Adaptive) built
+    /// with [`steady()`](rebound_runtime::AdaptiveRetryStrategyBuilder::steady),
+    /// [`OneCut`](Self::OneCut) with the CUBIC shape
+    /// [`CubicShape::GENTLE`] (cut to 85%, back in 8 s at every rate).
+    Steady,
+    /// [`Steady`](Self::Steady), failing fast.
+    SteadyFailFast,
 }
 
 impl CapacityStrategy {
@@ -50,8 +52,8 @@ impl CapacityStrategy {
         Self::AdaptiveFailFast,
         Self::OneCut,
         Self::OneCutFailFast,
-        Self::Gentle,
-        Self::GentleFailFast,
+        Self::Steady,
+        Self::SteadyFailFast,
     ];
 
     /// The name in tables and CSV.
@@ -59,14 +61,14 @@ impl CapacityStrategy {
     pub fn name(self) -> &'static str {
         match self {
             Self::Standard => "standard",
-            Self::Adaptive => "adaptive",
+            Self::Adaptive => "adaptive (AWS-exact)",
             Self::AdaptivePerTable => "adaptive per table",
-            Self::AdaptiveFailFast => "adaptive fail-fast",
+            Self::AdaptiveFailFast => "adaptive fail-fast (AWS-exact)",
             Self::AdaptiveFailFastPerTable => "adaptive fail-fast per table",
-            Self::OneCut => "adaptive + one cut per event",
-            Self::OneCutFailFast => "adaptive fail-fast + one cut per event",
-            Self::Gentle => "adaptive + one cut + gentle shape",
-            Self::GentleFailFast => "adaptive fail-fast + one cut + gentle shape",
+            Self::OneCut => "adaptive + one cut per event only",
+            Self::OneCutFailFast => "adaptive fail-fast + one cut per event only",
+            Self::Steady => "adaptive steady (recommended)",
+            Self::SteadyFailFast => "adaptive steady fail-fast (recommended)",
         }
     }
 
@@ -90,28 +92,24 @@ impl CapacityStrategy {
             Self::AdaptiveFailFast
                 | Self::AdaptiveFailFastPerTable
                 | Self::OneCutFailFast
-                | Self::GentleFailFast
+                | Self::SteadyFailFast
         );
         let mode = if fail_fast {
             AcquireMode::FailFast
         } else {
             AcquireMode::Block
         };
-        let once = matches!(
-            self,
-            Self::OneCut | Self::OneCutFailFast | Self::Gentle | Self::GentleFailFast
-        );
-        let shape = match self {
-            Self::Gentle | Self::GentleFailFast => CubicShape::GENTLE,
-            _ => CubicShape::BOTOCORE,
-        };
+        let once = matches!(self, Self::OneCut | Self::OneCutFailFast);
+        let steady = matches!(self, Self::Steady | Self::SteadyFailFast);
         let adaptive = |client: usize| {
-            AdaptiveRetryStrategy::builder(standard(client))
+            let builder = AdaptiveRetryStrategy::builder(standard(client))
                 .clock(clock.clone())
-                .acquire_mode(mode)
-                .cut_once_per_event(once)
-                .cubic_shape(shape)
-                .build()
+                .acquire_mode(mode);
+            if steady {
+                builder.steady().build()
+            } else {
+                builder.cut_once_per_event(once).build()
+            }
         };
         let per_table_limiters = matches!(
             self,

@@ -126,7 +126,9 @@ pub(super) fn write(
     std::fs::write(&summary, report::outage::csv(&rows))?;
     let series = dir.join("outage_timeseries.csv");
     std::fs::write(&series, report::outage::timeseries(runs))?;
-    let mut written = vec![summary, series];
+    let trace = dir.join("outage_trace.csv");
+    std::fs::write(&trace, report::outage::trace(runs))?;
+    let mut written = vec![summary, series, trace];
     for p in params {
         let these: Vec<OutageRun> = runs
             .iter()

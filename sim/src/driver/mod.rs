@@ -114,6 +114,21 @@ pub struct Record {
     pub unfinished: u64,
 }
 
+/// One event of one client's attempts, as its strategy saw it: what
+/// [`run_traced`] records for the client it is given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TraceEvent {
+    /// Virtual time, seconds, as the strategy's rate limiter read it
+    /// ([`VirtualClock::limiter_secs`]).
+    pub time: f64,
+    /// `None`: an attempt sent (its send permit granted); `Some(answer)`:
+    /// the answer to one reaching the client, after the strategy was told.
+    pub answer: Option<Answer>,
+    /// The strategy's [`send_rate`](RetryStrategy::send_rate) right after
+    /// the event (`None` while its limiter is off, or without one).
+    pub send_rate: Option<f64>,
+}
+
 #[derive(Debug)]
 enum Event {
     /// A logical request to `table` arrives.
@@ -150,6 +165,8 @@ struct Run<'a, S> {
     timeline: Timeline,
     arrivals: SeededRandom,
     network: SeededRandom,
+    /// The client whose attempts are traced, and its trace.
+    trace: Option<(usize, Vec<TraceEvent>)>,
 }
 
 /// Runs `workload` with `fleet`'s strategies against `service`, moving
@@ -163,6 +180,31 @@ pub fn run<S: Service>(
     time: &mut VirtualClock,
     seed: u64,
 ) -> Record {
+    run_inner(workload, fleet, service, time, seed, None).0
+}
+
+/// [`run`], also recording every attempt sent by `client` and every answer
+/// it got, in time order, with its strategy's send rate after each. The
+/// record is the same as [`run`]'s.
+pub fn run_traced<S: Service>(
+    workload: &Workload,
+    fleet: &Fleet,
+    service: &mut S,
+    time: &mut VirtualClock,
+    seed: u64,
+    client: usize,
+) -> (Record, Vec<TraceEvent>) {
+    run_inner(workload, fleet, service, time, seed, Some(client))
+}
+
+fn run_inner<S: Service>(
+    workload: &Workload,
+    fleet: &Fleet,
+    service: &mut S,
+    time: &mut VirtualClock,
+    seed: u64,
+    traced: Option<usize>,
+) -> (Record, Vec<TraceEvent>) {
     let tables = workload.rates.len();
     let mut run = Run {
         workload,
@@ -174,14 +216,19 @@ pub fn run<S: Service>(
         timeline: Timeline::new(tables, workload.bin, workload.end),
         arrivals: SeededRandom::new(mix(&[seed, 0])),
         network: SeededRandom::new(mix(&[seed, 1])),
+        trace: traced.map(|client| (client, Vec::new())),
     };
     run.start();
     run.go();
     let unfinished = run.requests.iter().filter(|r| !r.done).count() as u64;
-    Record {
+    let record = Record {
         timeline: run.timeline,
         unfinished,
-    }
+    };
+    (
+        record,
+        run.trace.map(|(_, events)| events).unwrap_or_default(),
+    )
 }
 
 impl<'a, S: Service> Run<'a, S> {
@@ -253,6 +300,25 @@ impl<'a, S: Service> Run<'a, S> {
         fleet.get(r.client, r.table)
     }
 
+    /// Adds an event to the trace if `request` is the traced client's.
+    fn note(&mut self, request: usize, answer: Option<Answer>) {
+        let client = self.requests[request].client;
+        let send_rate = match &self.trace {
+            Some((traced, _)) if *traced == client => {
+                self.strategy(request).and_then(|s| s.send_rate())
+            }
+            _ => return,
+        };
+        let time = self.time.limiter_secs();
+        if let Some((_, events)) = &mut self.trace {
+            events.push(TraceEvent {
+                time,
+                answer,
+                send_rate,
+            });
+        }
+    }
+
     fn arrive(&mut self, now: f64, table: usize) {
         self.next_arrival(now, table);
         let clients = self.workload.clients.max(1);
@@ -311,6 +377,7 @@ impl<'a, S: Service> Run<'a, S> {
                 if let Some(bin) = self.timeline.at(self.requests[request].table, now) {
                     bin.attempts += 1;
                 }
+                self.note(request, None);
                 let at = now + self.latency();
                 self.queue.schedule(at, Event::Reach(request));
             }
@@ -346,15 +413,19 @@ impl<'a, S: Service> Run<'a, S> {
             if let Some(token) = token {
                 strategy.record_success(token);
             }
+            self.note(request, Some(answer));
             self.finish(now, request, true, false);
             return;
         };
         let Some(token) = token else {
             // Untracked: one attempt, no retries.
+            self.note(request, Some(answer));
             self.finish(now, request, false, false);
             return;
         };
-        match strategy.refresh_retry_token(token, &failure) {
+        let refreshed = strategy.refresh_retry_token(token, &failure);
+        self.note(request, Some(answer));
+        match refreshed {
             Ok(next) => {
                 let delay = next.delay().as_secs_f64();
                 self.requests[request].token = Some(next);

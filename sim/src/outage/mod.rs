@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 pub use strategy::{NAIVE_ATTEMPTS, NAIVE_DELAY, OutageStrategy};
 
-use crate::driver::{self, Answer, Fleet, Latency, Record, Service, Workload};
+use crate::driver::{self, Answer, Fleet, Latency, Record, Service, TraceEvent, Workload};
 use crate::rng::mix;
 use crate::server::ServerCapacity;
 use crate::vclock::VirtualClock;
@@ -140,6 +140,8 @@ pub struct OutageRun {
     pub strategy: OutageStrategy,
     /// The whole record (one table), 1 s bins.
     pub record: Record,
+    /// Every attempt and answer of client 0 ([`driver::run_traced`]).
+    pub trace: Vec<TraceEvent>,
     /// The summary of the record.
     pub row: OutageRow,
 }
@@ -164,6 +166,10 @@ pub struct OutageRow {
     pub goodput_after: f64,
     /// Time to recover (see the [module docs](self)), seconds.
     pub time_to_recover: Option<f64>,
+    /// The clients' send rates added up, sampled as the service recovers
+    /// (at the end of the outage's last bin); `None` if every limiter was
+    /// off.
+    pub send_limit_at_recovery: Option<f64>,
     /// Logical requests still going when the run stopped.
     pub unfinished: u64,
 }
@@ -193,17 +199,19 @@ pub fn run_strategy(params: &OutageParams, strategy: OutageStrategy, seed: u64) 
         answer: params.outage_answer,
         capacity: ServerCapacity::new(params.capacity, params.burst, params.reject_cost),
     };
-    let record = driver::run(
+    let (record, trace) = driver::run_traced(
         &workload,
         &fleet,
         &mut service,
         &mut time,
         mix(&[seed, 1, strategy as u64]),
+        0,
     );
     let row = summarize(params, strategy, &record);
     OutageRun {
         strategy,
         record,
+        trace,
         row,
     }
 }
@@ -256,6 +264,10 @@ fn summarize(params: &OutageParams, strategy: OutageStrategy, record: &Record) -
         goodput: ratio(whole.successes, whole.arrivals),
         goodput_after: ratio(after.successes, after.arrivals),
         time_to_recover: time_to_recover(record, recovery, params.recovered_share),
+        send_limit_at_recovery: ((recovery / timeline.width()).ceil() as usize)
+            .checked_sub(1)
+            .and_then(|last_down| timeline.bins(0).get(last_down))
+            .and_then(|bin| bin.send_rate),
         unfinished: record.unfinished,
     }
 }

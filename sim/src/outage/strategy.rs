@@ -32,13 +32,23 @@ pub enum OutageStrategy {
     /// costs 5, a success refunds 1).
     Standard,
     /// [`AdaptiveRetryStrategy`] around those defaults, on the run's virtual
-    /// clock, blocking for send tokens (its default).
+    /// clock, blocking for send tokens (its default): botocore's algorithm,
+    /// AWS-exact.
     Adaptive,
+    /// [`Adaptive`](Self::Adaptive) with rebound's recommended settings
+    /// ([`AdaptiveRetryStrategyBuilder::steady`](rebound_runtime::AdaptiveRetryStrategyBuilder::steady)).
+    Steady,
 }
 
 impl OutageStrategy {
     /// All of them, in table order.
-    pub const ALL: [Self; 4] = [Self::NoRetries, Self::Naive, Self::Standard, Self::Adaptive];
+    pub const ALL: [Self; 5] = [
+        Self::NoRetries,
+        Self::Naive,
+        Self::Standard,
+        Self::Adaptive,
+        Self::Steady,
+    ];
 
     /// The name in tables and CSV.
     #[must_use]
@@ -47,8 +57,15 @@ impl OutageStrategy {
             Self::NoRetries => "no retries",
             Self::Naive => "naive fixed",
             Self::Standard => "standard",
-            Self::Adaptive => "adaptive",
+            Self::Adaptive => "adaptive (AWS-exact)",
+            Self::Steady => "adaptive steady (recommended)",
         }
+    }
+
+    /// Whether the strategy has a client-side rate limiter (adaptive mode).
+    #[must_use]
+    pub fn has_limiter(self) -> bool {
+        matches!(self, Self::Adaptive | Self::Steady)
     }
 
     /// One client's strategy: jitter from `seed`, time from `clock`.
@@ -75,6 +92,12 @@ impl OutageStrategy {
             Self::Adaptive => Arc::new(
                 AdaptiveRetryStrategy::builder(standard())
                     .clock(clock)
+                    .build(),
+            ),
+            Self::Steady => Arc::new(
+                AdaptiveRetryStrategy::builder(standard())
+                    .clock(clock)
+                    .steady()
                     .build(),
             ),
         }

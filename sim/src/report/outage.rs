@@ -6,7 +6,7 @@ use crate::outage::{OutageRow, OutageRun};
 
 /// The CSV header of the outage experiment's summary.
 pub const CSV_HEADER: &str = "outage_answer,strategy,amplification_outage,amplification,\
-peak_attempts_per_s,goodput,goodput_after_recovery,time_to_recover_s,unfinished";
+peak_attempts_per_s,goodput,goodput_after_recovery,time_to_recover_s,send_limit_at_recovery,unfinished";
 
 /// The CSV header of the outage experiment's time series (1 s bins).
 pub const TIMESERIES_HEADER: &str =
@@ -38,6 +38,7 @@ pub fn csv(rows: &[OutageRow]) -> String {
                 format!("{:.4}", r.goodput),
                 format!("{:.4}", r.goodput_after),
                 csv_number(r.time_to_recover, 0),
+                csv_number(r.send_limit_at_recovery, 2),
                 r.unfinished.to_string(),
             ]
         })
@@ -60,6 +61,8 @@ pub fn table(rows: &[OutageRow]) -> String {
                 percent(r.goodput),
                 percent(r.goodput_after),
                 seconds(r.time_to_recover),
+                r.send_limit_at_recovery
+                    .map_or_else(|| "off".to_owned(), |rate| format!("{rate:.0}/s")),
             ]
         })
         .collect();
@@ -73,8 +76,9 @@ pub fn table(rows: &[OutageRow]) -> String {
             "goodput (run)",
             "successes/arrivals after recovery",
             "time to recover",
+            "send limit at recovery",
         ],
-        &[false, false, true, true, true, true, true, true],
+        &[false, false, true, true, true, true, true, true, true],
         &lines,
     )
 }
@@ -101,4 +105,38 @@ pub fn timeseries(runs: &[OutageRun]) -> String {
         }
     }
     csv_lines(TIMESERIES_HEADER, &lines)
+}
+
+/// The CSV header of the adaptive runs' traces of client 0.
+pub const TRACE_HEADER: &str = "outage_answer,strategy,t_s,event,send_rate";
+
+/// The traces of client 0 of the runs whose strategy has a rate limiter,
+/// as CSV ([`TRACE_HEADER`]): one line per attempt sent (`send`) and per
+/// answer (`success`, `error`: a 503 without a throttling code, `throttle`),
+/// time and send rate after it (empty while off) in Rust's shortest
+/// round-trip form, so that a reader gets the same `f64`s. What
+/// `scripts/botocore_trace.py` replays through botocore's limiter.
+#[must_use]
+pub fn trace(runs: &[OutageRun]) -> String {
+    let mut lines = Vec::new();
+    for run in runs.iter().filter(|r| r.strategy.has_limiter()) {
+        for event in &run.trace {
+            let kind = match event.answer {
+                None => "send",
+                Some(Answer::Success) => "success",
+                Some(Answer::Unavailable) => "error",
+                Some(Answer::SlowDown | Answer::Throttled) => "throttle",
+            };
+            lines.push(vec![
+                answer_name(run.row.outage_answer).to_owned(),
+                run.strategy.name().to_owned(),
+                format!("{}", event.time),
+                kind.to_owned(),
+                event
+                    .send_rate
+                    .map_or_else(String::new, |rate| format!("{rate}")),
+            ]);
+        }
+    }
+    csv_lines(TRACE_HEADER, &lines)
 }
