@@ -202,3 +202,23 @@ fn steady_recovers_from_a_503_outage_sooner_than_botocores_algorithm() {
     }
     assert!(steady_at_once >= 5, "{steady_at_once} of 6");
 }
+
+#[test]
+fn steady_finds_the_capacity_again_after_a_throttling_outage() {
+    // 10 s of SlowDown answers cut every limiter far below its client's
+    // demand (8/s each). Steady keeps botocore's curve below 1 request/s,
+    // so it climbs back in seconds; scaled to such a low rate, its gentle
+    // curve took the rest of the run (58.6% of the requests served).
+    let params = OutageParams {
+        clients: 10,
+        rate: 80.0,
+        capacity: 100.0,
+        burst: 10.0,
+        outage_answer: Answer::SlowDown,
+        ..OutageParams::default()
+    };
+    let steady = run_strategy(&params, OutageStrategy::Steady, 12).row;
+    let botocore = run_strategy(&params, OutageStrategy::Adaptive, 12).row;
+    assert!(steady.goodput > 0.85, "{steady:?}");
+    assert!(botocore.goodput > 0.9, "{botocore:?}");
+}

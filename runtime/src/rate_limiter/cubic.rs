@@ -20,7 +20,6 @@
 
 use super::cube::cube;
 use super::cubic_shape::{CubicShape, Growth};
-use super::token_bucket::MIN_FILL_RATE;
 
 /// CUBIC's multiplicative decrease: after a throttle, send at 70% of the
 /// throttled rate.
@@ -141,15 +140,25 @@ impl CubicCalculator {
     }
 }
 
+/// The throttled rate (requests/s) below which a recovery period gives way
+/// to botocore's constant scale. A curve scaled to the rate grows in
+/// proportion to it, so from a rate this low (a throttle before the meter
+/// measured anything, `w_max = 0`, or a client cut down by a long run of
+/// throttles) it would take minutes to find the capacity again: in
+/// `rebound-sim outage`, after 10 s of `SlowDown` answers, clients cut to
+/// 0.7/s took 37 s to reach their demand of 8/s (3 s with this floor,
+/// botocore's curve 4 s). Above it are the per-client rates the period is
+/// for (30 clients sharing 100/s send about 3.3/s each).
+const PERIOD_MIN_RATE: f64 = 1.0;
+
 /// The scale `C` and the zero point `k` of the curve after a throttle at
 /// `w_max`.
 ///
 /// botocore's constant scale: `k = cbrt(w_max * (1 - beta) / C)`, as the
 /// reference writes it (`x ** (1/3.0)`, i.e. C `pow`), so that `k` matches it
 /// to the last bit. A recovery period `T`: `C = w_max * (1 - beta) / T³`, so
-/// that `k = T`; but a throttle below the bucket's floor rate (typically one
-/// before any rate was measured: `w_max = 0`) has nothing to scale to, and
-/// keeps botocore's constant `C`, which probes upward from it in seconds.
+/// that `k = T`; but below [`PERIOD_MIN_RATE`] botocore's constant `C` is
+/// kept, which probes upward from there in seconds.
 fn fit(shape: CubicShape, w_max: f64) -> (f64, f64) {
     let beta = shape.beta();
     let constant = |scale: f64| {
@@ -158,7 +167,7 @@ fn fit(shape: CubicShape, w_max: f64) -> (f64, f64) {
     };
     match shape.growth() {
         Growth::Constant(scale) => constant(scale),
-        Growth::Period(_) if w_max < MIN_FILL_RATE => constant(SCALE_CONSTANT),
+        Growth::Period(_) if w_max < PERIOD_MIN_RATE => constant(SCALE_CONSTANT),
         Growth::Period(secs) => {
             let scale = w_max * (1.0 - beta) / (secs * secs * secs);
             (scale, secs)
@@ -254,7 +263,8 @@ mod tests {
 
     /// A recovery period: the cut keeps `beta`, the curve is back at the
     /// throttled rate after the period at any rate, and the shape is the
-    /// same relative to the rate (15% above it one more period later).
+    /// same relative to the rate (15% above it one more period later), from
+    /// 1 request/s up.
     #[test]
     fn a_recovery_period_is_the_same_at_every_rate() {
         let shape = CubicShape::BOTOCORE
@@ -262,7 +272,7 @@ mod tests {
             .unwrap()
             .with_recovery_period(8.0)
             .unwrap();
-        for rate in [0.5, 3.3, 100.0, 1000.0, 1e6] {
+        for rate in [1.0, 3.3, 100.0, 1000.0, 1e6] {
             let mut cubic = CubicCalculator::with_shape(shape, 0.0, 0.0);
             assert_eq!(cubic.error_received(rate, 5.0), rate * 0.85);
             assert_eq!(cubic.params().k, 8.0);
@@ -280,14 +290,14 @@ mod tests {
         }
     }
 
-    /// Below the bucket's floor rate (a throttle before any rate was
-    /// measured) there is nothing to scale to: botocore's constant `C`,
+    /// Below 1 request/s (a throttle before any rate was measured, or a
+    /// rate cut far down by a run of throttles): botocore's constant `C`,
     /// which climbs from it in seconds rather than minutes.
     #[test]
-    fn a_recovery_period_keeps_botocores_curve_below_the_floor() {
+    fn a_recovery_period_keeps_botocores_curve_below_one_request_a_second() {
         let shape = CubicShape::GENTLE;
         let constant = CubicShape::BOTOCORE.with_beta(shape.beta()).unwrap();
-        for rate in [0.0, 0.2, 0.49] {
+        for rate in [0.0, 0.2, 0.49, 0.7, 0.999] {
             let mut gentle = CubicCalculator::with_shape(shape, 0.0, 0.0);
             let mut botocore = CubicCalculator::with_shape(constant, 0.0, 0.0);
             gentle.error_received(rate, 1.0);
@@ -295,6 +305,9 @@ mod tests {
             assert_eq!(gentle.params().k, botocore.params().k);
             assert_eq!(gentle.success_received(7.0), botocore.success_received(7.0));
         }
+        let mut gentle = CubicCalculator::with_shape(shape, 0.0, 0.0);
+        gentle.error_received(PERIOD_MIN_RATE, 1.0);
+        assert_eq!(gentle.params().k, 8.0, "the period from 1 request/s up");
     }
 
     /// botocore's shape is the reference's arithmetic, bit for bit: the

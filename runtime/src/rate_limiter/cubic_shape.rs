@@ -89,7 +89,8 @@ impl CubicShape {
     /// (each keeps 85% rather than 70%), and a client throttled at a low rate
     /// probes upward more slowly than botocore's (relative to its rate: 15%
     /// above it 16 s after the throttle, 2.2 times it after 24 s, whatever the
-    /// rate; below 0.5 requests/s botocore's curve is kept).
+    /// rate; below 1 request/s botocore's curve is kept, so a rate cut far
+    /// down by a long run of throttles finds the capacity again in seconds).
     pub const GENTLE: Self = Self {
         beta: 0.85,
         growth: Growth::Period(8.0),

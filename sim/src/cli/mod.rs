@@ -94,7 +94,8 @@ cut per congestion event and a gentler curve. Why: one client of a service that
 throttles above R = 1000 attempts/s gets 34-38% of R with botocore's algorithm and
 98.8-98.9% with steady; 30 clients sharing R = 100 see 11-15% of their attempts
 throttled with botocore's and under 4% with steady (capacity table, seed 12). Its
-price: after 10 s of 503 SlowDown it takes 37 s to recover, botocore's 4 s (outage table).
+price: it lets more throttled attempts through a long run of throttles (after 10 s of
+503 SlowDown, 95.0% of the run's requests succeed, 99.9% with botocore's; outage table).
 
 ";
 
