@@ -205,3 +205,19 @@ fn all_writes_under_cargo_target_dir_when_it_is_set() {
         assert_eq!(default_out_dir(unset), PathBuf::from("target/rebound-sim"));
     }
 }
+
+/// `all` prints this first: which adaptive rows are botocore's algorithm
+/// and which one rebound recommends, by the names the tables use.
+#[test]
+fn the_demo_opens_by_saying_which_row_is_aws_exact_and_which_is_recommended() {
+    let guide = rebound_sim::cli::READING_GUIDE;
+    for needle in [
+        "(AWS-exact)",
+        "AdaptiveRetryStrategy::new()",
+        "steady (recommended)",
+        "AdaptiveRetryStrategy::steady()",
+        "not AWS-exact",
+    ] {
+        assert!(guide.contains(needle), "{needle:?} in {guide}");
+    }
+}
