@@ -107,11 +107,7 @@ impl<K: Eq + Hash, V> Partitions<K, V> {
     }
 
     /// The same map, keeping at most `max` keys (evicting down to it at
-    /// once if it holds more).
-    ///
-    /// # Panics
-    ///
-    /// If `max` is 0.
+    /// once if it holds more); 0 is taken as 1.
     ///
     /// # Examples
     ///
@@ -130,7 +126,7 @@ impl<K: Eq + Hash, V> Partitions<K, V> {
     /// ```
     #[must_use]
     pub fn with_max_partitions(mut self, max: usize) -> Self {
-        assert!(max > 0, "a partition map must keep at least one key");
+        let max = max.max(1);
         self.max = max;
         let entries = self
             .entries
