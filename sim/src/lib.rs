@@ -28,7 +28,6 @@ pub mod driver;
 pub mod event_queue;
 pub mod occ;
 pub mod outage;
-pub mod parallel;
 pub mod plot;
 pub mod report;
 pub mod rng;

@@ -21,6 +21,7 @@
 
 use std::time::Duration;
 
+use rayon::iter::{IntoParallelRefIterator as _, ParallelIterator as _};
 use rebound_runtime::backoff::{Backoff, SeededRandom};
 
 use crate::event_queue::EventQueue;
@@ -246,8 +247,9 @@ pub fn trial_seed(seed: u64, clients: usize, algorithm: Algorithm, trial: u64) -
 
 /// Runs `trials` trials for every client count and algorithm (client counts
 /// outer, algorithms in [`Algorithm::ALL`] order inner), the cells on every
-/// core ([`parallel::map`](crate::parallel::map)), calling `progress` after
-/// each (client count, algorithm) cell.
+/// core (rayon; each cell is seeded from its own key, so the result does not
+/// depend on which thread ran it), calling `progress` after each
+/// (client count, algorithm) cell.
 ///
 /// # Panics
 ///
@@ -258,16 +260,15 @@ pub fn run_experiment(
     trials: u64,
     seed: u64,
     params: &OccParams,
-    mut progress: impl FnMut(),
+    progress: impl Fn() + Sync,
 ) -> Vec<Row> {
     let cells: Vec<(usize, Algorithm)> = client_counts
         .iter()
         .flat_map(|&clients| Algorithm::ALL.map(|algorithm| (clients, algorithm)))
         .collect();
-    crate::parallel::map(
-        &cells,
-        crate::parallel::threads(),
-        |&(clients, algorithm)| {
+    cells
+        .par_iter()
+        .map(|&(clients, algorithm)| {
             let (mut time, mut calls) = (0.0, 0_u64);
             for trial in 0..trials {
                 let outcome = run_trial(
@@ -284,13 +285,13 @@ pub fn run_experiment(
                 calls += outcome.calls;
             }
             let n = trials.max(1) as f64;
+            progress();
             Row {
                 clients,
                 algorithm,
                 mean_time_ms: time / n,
                 mean_calls: calls as f64 / n,
             }
-        },
-        &mut progress,
-    )
+        })
+        .collect()
 }

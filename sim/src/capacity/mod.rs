@@ -48,6 +48,8 @@ mod strategy;
 pub use partitioned::{PartitionedRow, PartitionedRun, run_partitioned};
 pub use strategy::CapacityStrategy;
 
+use rayon::iter::{IntoParallelRefIterator as _, ParallelIterator as _};
+
 use crate::driver::{self, Answer, Latency, Record, Service, Workload, timeline::Bin};
 use crate::rng::mix;
 use crate::server::ServerCapacity;
@@ -334,13 +336,15 @@ pub fn run_load(
 }
 
 /// Runs every case, load and strategy of `params` (results in that order:
-/// cases outer, then loads, then strategies) on every core
-/// ([`parallel::map`](crate::parallel::map)), calling `progress` after each run.
+/// cases outer, then loads, then strategies) on every core (rayon; each run
+/// is seeded from its own key and owns its clock and strategies, so the
+/// result does not depend on which thread ran it), calling `progress` after
+/// each run.
 #[must_use]
 pub fn run_experiment(
     params: &CapacityParams,
     seed: u64,
-    mut progress: impl FnMut(),
+    progress: impl Fn() + Sync,
 ) -> Vec<CapacityRun> {
     let mut jobs = Vec::new();
     for case in &params.cases {
@@ -350,10 +354,11 @@ pub fn run_experiment(
             }
         }
     }
-    crate::parallel::map(
-        &jobs,
-        crate::parallel::threads(),
-        |&(case, load, strategy)| run_load(params, case, load, strategy, seed),
-        &mut progress,
-    )
+    jobs.par_iter()
+        .map(|&(case, load, strategy)| {
+            let run = run_load(params, case, load, strategy, seed);
+            progress();
+            run
+        })
+        .collect()
 }

@@ -51,7 +51,7 @@ pub struct PartitionedRow {
 pub fn run_partitioned(
     params: &CapacityParams,
     seed: u64,
-    mut progress: impl FnMut(),
+    progress: impl Fn(),
 ) -> Vec<PartitionedRun> {
     let case = &params.partitioned;
     let key = mix(&[seed, 3, case.capacity.to_bits(), case.clients as u64]);

@@ -90,8 +90,8 @@ impl CapacityArgs {
 #[must_use]
 pub(super) fn runs(params: &CapacityParams, seed: u64) -> (Vec<CapacityRun>, Vec<PartitionedRun>) {
     with_bar("capacity", params.runs() as u64, "runs", |progress| {
-        let single = run_experiment(params, seed, &mut *progress);
-        let partitioned = run_partitioned(params, seed, &mut *progress);
+        let single = run_experiment(params, seed, progress);
+        let partitioned = run_partitioned(params, seed, progress);
         (single, partitioned)
     })
 }

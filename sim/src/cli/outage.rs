@@ -90,7 +90,7 @@ pub(super) fn runs(params: &[OutageParams], seed: u64) -> Vec<OutageRun> {
     with_bar("outage", len, "runs", |progress| {
         params
             .iter()
-            .flat_map(|p| run_experiment(p, seed, &mut *progress))
+            .flat_map(|p| run_experiment(p, seed, progress))
             .collect()
     })
 }

@@ -27,16 +27,16 @@ pub(super) fn bar(name: &'static str, len: u64, unit: &str) -> ProgressBar {
 }
 
 /// Runs `work` with a bar of `len` steps (`work` calls its argument after
-/// each), then clears the bar and says on stderr how long it took.
+/// each, from any thread), then clears the bar and says on stderr how long it took.
 pub(super) fn with_bar<T>(
     name: &'static str,
     len: u64,
     unit: &str,
-    work: impl FnOnce(&mut dyn FnMut()) -> T,
+    work: impl FnOnce(&(dyn Fn() + Sync)) -> T,
 ) -> T {
     let bar = bar(name, len, unit);
     let started = Instant::now();
-    let result = work(&mut || bar.inc(1));
+    let result = work(&|| bar.inc(1));
     bar.finish_and_clear();
     eprintln!(
         "{name}: {len} {unit}, {:.1} s",

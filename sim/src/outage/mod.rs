@@ -219,11 +219,7 @@ pub fn run_strategy(params: &OutageParams, strategy: OutageStrategy, seed: u64) 
 /// Runs every strategy of [`OutageStrategy::ALL`], calling `progress` after
 /// each.
 #[must_use]
-pub fn run_experiment(
-    params: &OutageParams,
-    seed: u64,
-    mut progress: impl FnMut(),
-) -> Vec<OutageRun> {
+pub fn run_experiment(params: &OutageParams, seed: u64, progress: impl Fn()) -> Vec<OutageRun> {
     OutageStrategy::ALL
         .into_iter()
         .map(|strategy| {
