@@ -38,7 +38,8 @@ pub enum CapacityStrategy {
     /// rebound's recommended variant: [`Adaptive`](Self::Adaptive) built
     /// with [`steady()`](rebound_runtime::AdaptiveRetryStrategyBuilder::steady),
     /// [`OneCut`](Self::OneCut) with the CUBIC shape
-    /// [`CubicShape::GENTLE`] (cut to 85%, back in 8 s at every rate).
+    /// [`CubicShape::GENTLE`](rebound_runtime::rate_limiter::CubicShape::GENTLE)
+    /// (cut to 85%, back in 8 s at every rate, botocore's curve below 1/s).
     Steady,
     /// [`Steady`](Self::Steady), failing fast.
     SteadyFailFast,
