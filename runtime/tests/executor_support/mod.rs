@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
+use rebound_runtime::rate_limiter::AcquireMode;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{
     ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, RetryStrategy, RetryToken,
@@ -75,15 +76,7 @@ pub fn standard() -> StandardRetryStrategy {
 pub fn throttled_adaptive(
     clock: &ManualClock,
 ) -> rebound_runtime::AdaptiveRetryStrategy<ManualClock> {
-    let strategy = rebound_runtime::AdaptiveRetryStrategy::builder(standard())
-        .clock(clock.clone())
-        .build();
-    let token = strategy.acquire_initial_token().unwrap();
-    clock.advance(ms(1));
-    let throttle = rebound_runtime::classify::HttpErrorResponse::new(429).with_throttle(true);
-    let _ = strategy.refresh_retry_token(token, &throttle);
-    assert!(strategy.rate_limiter().is_enabled());
-    strategy
+    throttled(clock, AcquireMode::Block)
 }
 
 /// [`throttled_adaptive`] with a limiter that fails fast: a send is refused
@@ -91,15 +84,23 @@ pub fn throttled_adaptive(
 pub fn throttled_fail_fast(
     clock: &ManualClock,
 ) -> rebound_runtime::AdaptiveRetryStrategy<ManualClock> {
+    throttled(clock, AcquireMode::FailFast)
+}
+
+fn throttled(
+    clock: &ManualClock,
+    mode: AcquireMode,
+) -> rebound_runtime::AdaptiveRetryStrategy<ManualClock> {
     let strategy = rebound_runtime::AdaptiveRetryStrategy::builder(standard())
-        .acquire_mode(rebound_runtime::rate_limiter::AcquireMode::FailFast)
+        .acquire_mode(mode)
         .clock(clock.clone())
         .build();
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(ms(1));
     let throttle = rebound_runtime::classify::HttpErrorResponse::new(429).with_throttle(true);
     let _ = strategy.refresh_retry_token(token, &throttle);
-    assert!(strategy.try_acquire_send().is_err());
+    assert!(strategy.rate_limiter().is_enabled());
+    assert!(strategy.try_acquire_send().is_err(), "the bucket is empty");
     strategy
 }
 
