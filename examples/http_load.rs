@@ -37,7 +37,7 @@
 //! seconds out, are extra information, labelled as such.
 //!
 //! The same scenario runs in virtual time, with answers after 1 ms as from
-//! this server, in `runtime/tests/adaptive_load.rs`; the README's "Under
+//! this server, in `runtime/tests/adaptive_load.rs`; `docs/adaptive-mode.md`'s "Under
 //! load" section compares the two.
 
 use std::error::Error;

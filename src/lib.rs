@@ -400,3 +400,8 @@ pub use rebound_macros::RetryInfo;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The examples of `docs/adaptive-mode.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/adaptive-mode.md")]
+struct AdaptiveModeDoctests;

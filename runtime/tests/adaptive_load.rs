@@ -172,14 +172,14 @@ fn assert_served_in_order(outcomes: &[(usize, many_callers::Outcome)]) {
 /// time: each answer comes back 1 ms after its request, as from a server on
 /// 127.0.0.1, so all 200 first attempts are sent before the first 429 comes
 /// back to turn the limiter on, and each request is timed by the executor
-/// alone (no `World` bookkeeping). Documents what the README's "Under load"
+/// alone (no `World` bookkeeping). Documents what `docs/adaptive-mode.md`'s "Under load"
 /// table shows for the real server: the first 20 s pay for that first wave
 /// (about 200 throttles; the burst admits 5) and for CUBIC's ramp-up from
 /// the 0.5/s floor (the first throttle comes before the send-rate meter's
 /// first half-second, so it is cut from a measured rate of 0), so whole-run
 /// figures over 20 s miss the 90% goodput and 10% throttled marks; after 5 s,
 /// and over 60 s, they hold. If this fails, the limiter changed: update the
-/// README's figures.
+/// figures there.
 #[tokio::test(start_paused = true)]
 async fn two_hundred_callers_with_a_1_ms_service_time_pay_for_the_start() {
     const SERVICE_TIME: Duration = Duration::from_millis(1);

@@ -338,10 +338,11 @@ fn partitions_hand_every_concurrent_caller_the_same_strategy_per_key() {
     }
 }
 
-/// The README's "Which errors engage the limiter", statement by statement.
+/// `docs/adaptive-mode.md`'s "Which errors engage the limiter", statement by
+/// statement.
 #[cfg(feature = "http")]
 #[test]
-fn a_bare_429_engages_the_limiter_exactly_where_the_readme_says() {
+fn a_bare_429_engages_the_limiter_exactly_where_the_docs_say() {
     let bare = || rebound_runtime::Classified::unknown().with_status(429);
     let engages = |standard: StandardRetryStrategy, failure: &dyn rebound_runtime::FailureInfo| {
         let strategy = AdaptiveRetryStrategy::builder(standard).build();
