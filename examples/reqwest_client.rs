@@ -10,23 +10,22 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rebound::reqwest::RequestBuilderExt as _;
-use rebound::{Retry, StandardRetryStrategy, time::TokioSleeper};
+use rebound::{Retry, StandardRetryStrategy};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let url = flaky_server().await?;
 
     let client = reqwest::Client::new();
-    let retry = Retry::new(StandardRetryStrategy::for_http())
-        .sleeper(TokioSleeper)
-        .on_retry(|event| {
-            let status = event.failure().http_status();
-            println!(
-                "attempt {} failed ({status:?}); next in {:?}",
-                event.attempt(),
-                event.delay()
-            );
-        });
+    // With the `tokio` feature, the default sleeper is tokio's timer.
+    let retry = Retry::new(StandardRetryStrategy::for_http()).on_retry(|event| {
+        let status = event.failure().http_status();
+        println!(
+            "attempt {} failed ({status:?}); next in {:?}",
+            event.attempt(),
+            event.delay()
+        );
+    });
     let item = client
         .get(format!("{url}items/1"))
         .send_with_retry(&retry)

@@ -130,3 +130,25 @@ async fn callers_looping_on_refusals_do_not_starve_other_tasks() {
     );
     other.await.unwrap();
 }
+
+/// With the `tokio` feature the default sleeper awaits tokio's timer: no
+/// `.sleeper(..)` needed.
+#[tokio::test(start_paused = true)]
+async fn the_default_sleeper_is_tokio_s_timer() {
+    let strategy = standard();
+    let retry = Retry::new(&strategy).clock(TokioClock);
+    let start = tokio::time::Instant::now();
+
+    let value = retry
+        .run_async(|attempt| async move {
+            if attempt < 2 {
+                Err(Failure::Unavailable)
+            } else {
+                Ok(attempt)
+            }
+        })
+        .await;
+
+    assert_eq!(value, Ok(2));
+    assert_eq!(start.elapsed(), ms(500));
+}

@@ -180,7 +180,7 @@ fn debug_shows_the_settings() {
     assert!(debug.starts_with(
         "Waiter { min_delay: 2s, max_delay: 120s, max_polls: Some(3), budget: 300s, jitter: true"
     ));
-    assert!(debug.contains("ThreadSleeper"), "{debug}");
+    assert!(debug.contains("DefaultSleeper"), "{debug}");
 
     assert_eq!(
         format!("{:?}", PollStatus::<u8, Failure>::Throttled),

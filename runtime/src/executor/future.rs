@@ -31,10 +31,10 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
     /// for other error types, see
     /// [`run_async_classified`](Self::run_async_classified).
     ///
-    /// The default [`ThreadSleeper`](super::ThreadSleeper) blocks, so it is
-    /// not an `AsyncSleeper`: set a [`sleeper`](Self::sleeper) first (a
-    /// closure around your runtime's timer, or
-    /// `TokioSleeper` (feature `tokio`)).
+    /// The default [`DefaultSleeper`](super::DefaultSleeper) awaits tokio's
+    /// timer with the `tokio` feature. Without it, set a
+    /// [`sleeper`](Self::sleeper) first: a closure around your runtime's
+    /// timer.
     ///
     /// # Errors
     ///

@@ -17,7 +17,7 @@ use std::fmt;
 pub use error::{RetryError, StopReason};
 pub use listen::{GiveUpEvent, Hook, Hooks, NoHook, RetryEvent, RetryListener};
 
-use crate::time::{SystemClock, ThreadSleeper};
+use crate::time::{DefaultSleeper, SystemClock};
 
 /// Runs operations with a retry strategy: the executor. Build it once (per
 /// client, say) and [`run`](Self::run) or [`run_async`](Self::run_async) it
@@ -30,7 +30,7 @@ use crate::time::{SystemClock, ThreadSleeper};
 ///
 /// | setting | default | setter |
 /// |---|---|---|
-/// | sleeper | [`ThreadSleeper`] (blocking; the async executor needs an [`AsyncSleeper`](crate::time::AsyncSleeper)) | [`sleeper`](Self::sleeper) |
+/// | sleeper | [`DefaultSleeper`] (the thread's sleep; tokio's timer in async code with the `tokio` feature) | [`sleeper`](Self::sleeper) |
 /// | clock | [`SystemClock`] | [`clock`](Self::clock) |
 /// | total-time budget | none | [`budget`](Self::budget) |
 /// | listener | none ([`Hooks`] with no closure) | [`on_retry`](Self::on_retry), [`on_give_up`](Self::on_give_up), [`listener`](Self::listener) |
@@ -107,7 +107,7 @@ use crate::time::{SystemClock, ThreadSleeper};
 /// ```
 #[derive(Clone)]
 #[must_use = "an executor does nothing until it is run"]
-pub struct Retry<S, Sl = ThreadSleeper, C = SystemClock, L = Hooks> {
+pub struct Retry<S, Sl = DefaultSleeper, C = SystemClock, L = Hooks> {
     strategy: S,
     sleeper: Sl,
     clock: C,
@@ -120,7 +120,7 @@ impl<S> Retry<S> {
     pub const fn new(strategy: S) -> Self {
         Self {
             strategy,
-            sleeper: ThreadSleeper,
+            sleeper: DefaultSleeper,
             clock: SystemClock,
             budget: None,
             listener: Hooks {

@@ -16,7 +16,7 @@
 //! | [`TickingClock`] | the real one, advanced every 1 ms by a thread of its own: one atomic load a read; for adaptive mode's cheapest success path (opt-in) |
 //! | [`ManualClock`] | a virtual clock for tests, and a sleeper that advances it |
 //! | `TokioClock` | tokio's clock, which tokio's test utilities can pause (feature `tokio`) |
-//! | [`Sleeper`], [`ThreadSleeper`] | how the blocking executor waits (the default sleeps the thread); closures are sleepers |
+//! | [`Sleeper`], [`DefaultSleeper`] | how the executors wait by default (the thread's sleep; tokio's timer in async code with the `tokio` feature); closures are sleepers |
 //! | [`AsyncSleeper`], `TokioSleeper` | how the async executor waits (feature `tokio` for tokio's timer); closures returning futures are sleepers |
 
 mod clock;
@@ -35,5 +35,5 @@ pub use coarse::CoarseClock;
 pub use quanta_clock::QuantaClock;
 #[cfg(feature = "tokio")]
 pub use sleep::TokioSleeper;
-pub use sleep::{AsyncSleeper, Sleeper, ThreadSleeper};
+pub use sleep::{AsyncSleeper, DefaultSleeper, Sleeper};
 pub use ticking::TickingClock;

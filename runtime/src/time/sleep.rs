@@ -9,7 +9,7 @@ use core::time::Duration;
 /// Blocks the current thread for a while: what the blocking executor
 /// ([`Retry::run`](crate::Retry::run)) does between attempts.
 ///
-/// Implemented by [`ThreadSleeper`] (the default) and by every
+/// Implemented by [`DefaultSleeper`] (the default) and by every
 /// `Fn(Duration)` closure.
 ///
 /// # Examples
@@ -29,7 +29,7 @@ use core::time::Duration;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot block between attempts: it is not a `Sleeper`",
     label = "not a blocking sleeper",
-    note = "the blocking executor (`Retry::run`) takes a `Fn(Duration)` such as `std::thread::sleep`, or `ThreadSleeper` (the default); an async sleeper goes with `Retry::run_async`"
+    note = "the blocking executor (`Retry::run`) takes a `Fn(Duration)` such as `std::thread::sleep`, or `DefaultSleeper` (the default); an async sleeper goes with `Retry::run_async`"
 )]
 pub trait Sleeper {
     /// Blocks for `delay`. The executor never calls it with a zero delay.
@@ -43,24 +43,39 @@ impl<F: Fn(Duration)> Sleeper for F {
     }
 }
 
-/// The default [`Sleeper`]: [`std::thread::sleep`].
+/// The executors' and the waiter's default sleeper: [`std::thread::sleep`]
+/// for the blocking [`Retry::run`](crate::Retry::run), and, with the `tokio`
+/// feature, [`tokio::time::sleep`] for the async
+/// [`Retry::run_async`](crate::Retry::run_async), so a tokio user needs no
+/// `.sleeper(..)`. Without the feature it is no [`AsyncSleeper`]: set one.
 ///
 /// # Examples
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::time::{Sleeper, ThreadSleeper};
+/// use rebound_runtime::time::{DefaultSleeper, Sleeper};
 ///
 /// // Blocks the calling thread for the delay (zero here: returns at once).
-/// ThreadSleeper.sleep(Duration::ZERO);
+/// DefaultSleeper.sleep(Duration::ZERO);
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ThreadSleeper;
+pub struct DefaultSleeper;
 
-impl Sleeper for ThreadSleeper {
+impl Sleeper for DefaultSleeper {
     #[inline]
     fn sleep(&self, delay: Duration) {
         std::thread::sleep(delay);
+    }
+}
+
+/// With the `tokio` feature, the default sleeper awaits tokio's timer.
+#[cfg(feature = "tokio")]
+impl AsyncSleeper for DefaultSleeper {
+    type Sleep = tokio::time::Sleep;
+
+    #[inline]
+    fn sleep(&self, delay: Duration) -> Self::Sleep {
+        tokio::time::sleep(delay)
     }
 }
 
@@ -93,7 +108,7 @@ impl Sleeper for ThreadSleeper {
     message = "`{Self}` cannot sleep in async code: it is not an `AsyncSleeper`",
     label = "not an async sleeper",
     note = "`Retry::run_async` awaits its sleeper: set one with `.sleeper(|delay| tokio::time::sleep(delay))` (any runtime's timer), or `.sleeper(TokioSleeper)` with the `tokio` feature",
-    note = "the default `ThreadSleeper` blocks the thread, so it only goes with `Retry::run`"
+    note = "the default `DefaultSleeper` awaits tokio's timer only with the `tokio` feature; without it, it blocks the thread, so it only goes with `Retry::run`"
 )]
 pub trait AsyncSleeper {
     /// The future [`sleep`](Self::sleep) returns; its output is ignored.

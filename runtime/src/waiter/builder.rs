@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::Waiter;
 use crate::backoff::{RandomSource, ThreadRandom};
-use crate::time::{SystemClock, ThreadSleeper};
+use crate::time::{DefaultSleeper, SystemClock};
 
 /// Settings a [`Waiter`] cannot run with: what
 /// [`WaiterBuilder::build`] returns instead of panicking.
@@ -69,7 +69,7 @@ pub enum WaiterConfigError {
 /// | total-time budget | 300 s | [`budget`](Self::budget) |
 /// | jitter | on | [`jitter`](Self::jitter) |
 /// | random source of the jitter | [`ThreadRandom`] | [`random`](Self::random) |
-/// | sleeper | [`ThreadSleeper`] (blocking; [`wait_async`](Waiter::wait_async) needs an [`AsyncSleeper`](crate::time::AsyncSleeper)) | [`sleeper`](Self::sleeper) |
+/// | sleeper | [`DefaultSleeper`] (the thread's sleep; tokio's timer in [`wait_async`](Waiter::wait_async) with the `tokio` feature) | [`sleeper`](Self::sleeper) |
 /// | clock | [`SystemClock`] | [`clock`](Self::clock) |
 ///
 /// The 300 s budget is a safety net, not a recommendation: set the budget
@@ -94,7 +94,7 @@ pub enum WaiterConfigError {
 /// ```
 #[derive(Clone)]
 #[must_use = "a builder does nothing until `build` is called"]
-pub struct WaiterBuilder<Sl = ThreadSleeper, C = SystemClock> {
+pub struct WaiterBuilder<Sl = DefaultSleeper, C = SystemClock> {
     pub(super) min_delay: Duration,
     pub(super) max_delay: Duration,
     pub(super) max_polls: Option<u32>,
@@ -137,7 +137,7 @@ impl WaiterBuilder {
             budget: Self::DEFAULT_BUDGET,
             jitter: true,
             random: Arc::new(ThreadRandom),
-            sleeper: ThreadSleeper,
+            sleeper: DefaultSleeper,
             clock: SystemClock,
         }
     }

@@ -19,10 +19,10 @@ impl<Sl: AsyncSleeper, C: Clock> Waiter<Sl, C> {
     /// `poll` gets the 1-based poll number. The first poll is made at once;
     /// see the [module](super#delays) for the delays after pending polls.
     ///
-    /// The default [`ThreadSleeper`](crate::time::ThreadSleeper) blocks, so it is
-    /// not an `AsyncSleeper`: set a [`sleeper`](super::WaiterBuilder::sleeper)
-    /// first (a closure around your runtime's timer, or `TokioSleeper` with
-    /// the `tokio` feature).
+    /// The default [`DefaultSleeper`](crate::time::DefaultSleeper) awaits
+    /// tokio's timer with the `tokio` feature. Without it, set a
+    /// [`sleeper`](super::WaiterBuilder::sleeper) first: a closure around
+    /// your runtime's timer.
     ///
     /// # Errors
     ///

@@ -155,7 +155,7 @@ use crate::time::Clock;
 ///
 /// Polls with delays from 2 s up to 120 s, jittered, for at most 300 s,
 /// without a limit on the number of polls, sleeping with
-/// [`ThreadSleeper`](crate::time::ThreadSleeper) and reading
+/// [`DefaultSleeper`](crate::time::DefaultSleeper) and reading
 /// [`SystemClock`](crate::time::SystemClock); every setting is on
 /// [`WaiterBuilder`] (see [its defaults](WaiterBuilder#default)).
 ///
@@ -171,7 +171,7 @@ use crate::time::Clock;
 /// ```
 #[derive(Clone)]
 #[must_use = "a waiter does nothing until it waits"]
-pub struct Waiter<Sl = crate::time::ThreadSleeper, C = crate::time::SystemClock> {
+pub struct Waiter<Sl = crate::time::DefaultSleeper, C = crate::time::SystemClock> {
     settings: WaiterBuilder<Sl, C>,
 }
 
