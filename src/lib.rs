@@ -96,6 +96,8 @@
 //! | `reqwest` | no | `rebound::reqwest`: `send_with_retry` for a `reqwest::RequestBuilder`, and `reqwest::Error` classified; implies `http` |
 //! | `tracing` | no | one `tracing` event per retry and per give-up, target `"rebound"` (fields: see [`RetryListener`]) |
 #![forbid(unsafe_code)]
+// docs.rs builds with every feature and labels each gated item with it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub use rebound_runtime::*;

@@ -72,6 +72,8 @@
 //! `tracing` events (target `"rebound"`, `DEBUG` per retry, `WARN` or
 //! `DEBUG` per give-up); [`RetryListener`] lists their fields.
 #![forbid(unsafe_code)]
+// docs.rs builds with every feature and labels each gated item with it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod adaptive;
