@@ -25,10 +25,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use common::load_conformance;
-use rebound_runtime::{
-    ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, RetryStrategy,
-    TokenAcquisitionFailed,
-};
+use rebound_runtime::{Classified, FailureInfo, RetryStrategy, TokenAcquisitionFailed};
 use rebound_runtime::{
     TransportFailure,
     classify::{ChecksumMismatch, HttpErrorResponse},
@@ -42,22 +39,6 @@ use serde_json::Value;
 // ---------------------------------------------------------------------------
 // Failures, as an HTTP integration hands them to the strategy.
 // ---------------------------------------------------------------------------
-
-/// An exception that is not a transport failure (`ValueError`).
-#[derive(Debug)]
-struct Unknown;
-
-impl RetryInfo for Unknown {
-    fn retry_safety(&self) -> RetrySafety {
-        RetrySafety::Maybe
-    }
-}
-
-impl ErrorInfo for Unknown {
-    fn fault(&self) -> ErrorFault {
-        ErrorFault::Other
-    }
-}
 
 /// What the integration made of one recorded attempt.
 enum Outcome<'a> {
@@ -129,7 +110,8 @@ fn outcome<'a>(strategy: &LegacyRetryStrategy, attempt: &'a Value, body: &str) -
         }
         Some("exception") => match response["exception"].as_str().unwrap() {
             "ValueError" => Outcome::Failure {
-                failure: Box::new(Unknown),
+                // An exception that is not a transport failure (`ValueError`).
+                failure: Box::new(Classified::unknown()),
                 raised_as: "ValueError",
             },
             class => {
@@ -540,7 +522,7 @@ fn handler_checkers_are_the_preset_rules() {
             let expected = retryable.contains(class.as_str())
                 || description.contains("subclass of ConnectionError");
             let verdict = if class == "ValueError" {
-                strategy.classify(&Unknown)
+                strategy.classify(&Classified::unknown())
             } else {
                 strategy.classify(&transport_failure(class).0)
             };

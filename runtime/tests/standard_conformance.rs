@@ -22,8 +22,8 @@ use std::time::Duration;
 
 use common::load_conformance;
 use rebound_runtime::{
-    AwsServiceDefaults, ErrorFault, ErrorInfo, FailureInfo, RetryBehavior, RetryInfo, RetryQuota,
-    RetrySafety, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed, backoff::Backoff,
+    AwsServiceDefaults, Classified, ErrorInfo, FailureInfo, RetryBehavior, RetryQuota, RetrySafety,
+    RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed, backoff::Backoff,
 };
 use rebound_runtime::{
     TransportFailure,
@@ -34,62 +34,6 @@ use serde_json::Value;
 // ---------------------------------------------------------------------------
 // The fake operation's errors, as the vocabulary describes them.
 // ---------------------------------------------------------------------------
-
-/// A modeled error of the fake operation, as `#[derive(RetryInfo)]` would
-/// describe it: `@retryable` (optionally throttling) or not retryable.
-#[derive(Debug)]
-struct Modeled {
-    code: String,
-    status: u16,
-    retryable: bool,
-    throttling: bool,
-    retry_after: Option<Duration>,
-}
-
-impl RetryInfo for Modeled {
-    fn retry_safety(&self) -> RetrySafety {
-        if self.retryable {
-            RetrySafety::Yes
-        } else {
-            RetrySafety::No
-        }
-    }
-    fn is_throttle(&self) -> bool {
-        self.throttling
-    }
-    fn retry_after(&self) -> Option<Duration> {
-        self.retry_after
-    }
-}
-
-impl ErrorInfo for Modeled {
-    fn fault(&self) -> ErrorFault {
-        ErrorFault::from_http_status(self.status)
-    }
-    fn http_status(&self) -> Option<u16> {
-        Some(self.status)
-    }
-    fn error_code(&self) -> Option<&str> {
-        Some(&self.code)
-    }
-}
-
-/// An exception that is not a transport failure (`ValueError`): nothing is
-/// known about it, so the strategy must not retry it.
-#[derive(Debug)]
-struct Unknown;
-
-impl RetryInfo for Unknown {
-    fn retry_safety(&self) -> RetrySafety {
-        RetrySafety::Maybe
-    }
-}
-
-impl ErrorInfo for Unknown {
-    fn fault(&self) -> ErrorFault {
-        ErrorFault::Other
-    }
-}
 
 /// What one recorded attempt returned. Failures borrow their error code
 /// from the loaded vectors.
@@ -148,13 +92,20 @@ impl Fixture {
                     .iter()
                     .find(|(modeled, ..)| Some(modeled.as_str()) == code)
                 {
-                    return Outcome::Failure(Box::new(Modeled {
-                        code: code.clone(),
-                        status,
-                        retryable: *retryable,
-                        throttling: *throttling,
-                        retry_after,
-                    }));
+                    // A modeled error, as `#[derive(RetryInfo)]` would
+                    // describe it: `@retryable` (optionally throttling) or not.
+                    let safety = if *retryable {
+                        RetrySafety::Yes
+                    } else {
+                        RetrySafety::No
+                    };
+                    return Outcome::Failure(Box::new(
+                        Classified::new(safety)
+                            .with_throttle(*throttling)
+                            .with_retry_after(retry_after)
+                            .with_status(status)
+                            .with_code(code.clone()),
+                    ));
                 }
                 let mut error = HttpErrorResponse::new(status).with_retry_after(retry_after);
                 if let Some(code) = code {
@@ -173,7 +124,8 @@ impl Fixture {
                 "ProxyConnectionError" => Box::new(TransportFailure::Proxy),
                 "ResponseStreamingError" => Box::new(TransportFailure::ResponseStreaming),
                 "HTTPClientError" => Box::new(TransportFailure::Http),
-                "ValueError" => Box::new(Unknown),
+                // Not a transport failure: nothing is known about it.
+                "ValueError" => Box::new(Classified::unknown()),
                 other => panic!("exception class {other} is not in the fixture"),
             }),
             other => panic!("response kind {other:?} is not in the fixture"),
