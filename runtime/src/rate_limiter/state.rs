@@ -12,7 +12,7 @@ use super::acquire::RateLimited;
 use super::cubic::CubicCalculator;
 use super::cubic_shape::CubicShape;
 use super::send_rate::{SendRateMeter, TIME_BUCKET_RANGE};
-use super::token_bucket::SendTokenBucket;
+use super::token_bucket::{MIN_CAPACITY, MIN_FILL_RATE, SendTokenBucket};
 
 /// The new target rate is at most this multiple of the measured rate.
 pub const MAX_RATE_ADJUST_SCALE: f64 = 2.0;
@@ -154,7 +154,23 @@ impl RateLimiterState {
     /// enables the limiter), then sets the bucket's fill rate to
     /// `max(min(target, 2 * measured), 0.5)` after crediting the tokens earned
     /// at the old rate.
+    ///
+    /// # Invariants
+    ///
+    /// What any change to CUBIC or to this update must keep, asserted after
+    /// every response in debug builds:
+    ///
+    /// - every number of the state is finite (no NaN or infinity ever enters
+    ///   it, whatever time or rate comes in);
+    /// - the measured rate is at least 0;
+    /// - the fill rate is at least 0.5/s and at most
+    ///   `max(2 * measured, 0.5)`;
+    /// - the maximum capacity is at least 1 token and the capacity lies in
+    ///   `0..=max_capacity`;
+    /// - CUBIC's `w_max` and `k` are at least 0;
+    /// - a throttle turns the limiter on, and nothing turns it off.
     pub fn on_response(&mut self, now: f64, is_throttle: bool) {
+        let was_enabled = self.enabled;
         let now = self.sanitize(now);
         let measured = self.meter.record(now);
         let cap = MAX_RATE_ADJUST_SCALE * measured;
@@ -172,6 +188,51 @@ impl RateLimiterState {
             self.cubic.success_received_capped(now, cap)
         };
         self.bucket.set_max_rate(rate, now);
+        self.debug_check_invariants(was_enabled, is_throttle);
+    }
+
+    /// Asserts, in debug builds, the invariants listed at
+    /// [`on_response`](Self::on_response), after a response that found the
+    /// limiter on (`was_enabled`) or off and was a throttle or not.
+    #[inline]
+    fn debug_check_invariants(&self, was_enabled: bool, is_throttle: bool) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        let snap = self.snapshot();
+        debug_assert!(
+            [
+                snap.measured_rate,
+                snap.last_bucket,
+                snap.fill_rate,
+                snap.max_capacity,
+                snap.current_capacity,
+                snap.last_timestamp,
+                snap.w_max,
+                snap.k,
+                snap.last_fail,
+            ]
+            .iter()
+            .all(|x| x.is_finite()),
+            "a number of the state is not finite: {snap:?}"
+        );
+        debug_assert!(snap.measured_rate >= 0.0, "{snap:?}");
+        debug_assert!(
+            snap.fill_rate >= MIN_FILL_RATE
+                && snap.fill_rate
+                    <= (MAX_RATE_ADJUST_SCALE * snap.measured_rate).max(MIN_FILL_RATE),
+            "fill rate out of [0.5, max(2 * measured, 0.5)]: {snap:?}"
+        );
+        debug_assert!(
+            snap.max_capacity >= MIN_CAPACITY
+                && (0.0..=snap.max_capacity).contains(&snap.current_capacity),
+            "capacity out of bounds: {snap:?}"
+        );
+        debug_assert!(snap.w_max >= 0.0 && snap.k >= 0.0, "{snap:?}");
+        debug_assert!(
+            self.enabled || !(was_enabled || is_throttle),
+            "a throttle must turn the limiter on, and nothing off: {snap:?}"
+        );
     }
 
     /// The latest time the state has seen (its bucket's last refill): a
