@@ -74,9 +74,9 @@ use crate::{
 ///
 /// The clock read is a large part of what a response costs, which is why
 /// the default clock is [`QuantaClock`]: the monotonic clock read through
-/// the CPU's counter, about 10 ns against 33 ns for `Instant::now`
-/// ([`SystemClock`](crate::time::SystemClock)) on the machine in
-/// `BENCHMARKS.md`. A response is then written down without a lock, in the
+/// the CPU's counter, cheaper than `Instant::now`
+/// ([`SystemClock`](crate::time::SystemClock); figures in
+/// `docs/rate-limiter.md`). A response is then written down without a lock, in the
 /// limiter's log, and applied with the others by the next holder of the
 /// limiter's lock ([`ClientRateLimiter`] explains). On a clock that ticks
 /// in steps the read is cheaper still and nearly every success is at the
@@ -452,10 +452,8 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
 
     /// The rest of [`acquire_send_permit`](RetryStrategy::acquire_send_permit)
     /// once a token was not there for the taking: read the clock and ask at
-    /// the current time (in line, or failing fast). Out of line, so that the
-    /// free sends' path stays small enough to inline; it takes the token's
-    /// fields by value and hands back what changed, because a token whose
-    /// address went to a call would be built in memory on the free path too.
+    /// the current time (in line, or failing fast). It takes the token's
+    /// fields by value and hands back what changed.
     #[inline(never)]
     fn acquire_send_permit_now(&self, retries: u32, mut ticket: Option<u64>) -> SlowSend {
         let now = self.now();
@@ -490,28 +488,26 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     /// ours, from its place in the send line (if it holds one) and its
     /// last retry's cost: the standard strategy's success, by its parts.
     ///
-    /// Shaped for its free path (no place in line, the success written in
-    /// the thread's own lane): no call on it but the refund's, in tail
-    /// position, and every other case one tail call to
-    /// [`succeeded_slowly`](Self::succeeded_slowly). A call that returns
-    /// into the free path would make it save and restore registers for
-    /// the call's sake on every request.
+    /// Most successes hold no place in line and are written in the
+    /// thread's own lane of the limiter's log; every other case goes to
+    /// [`succeeded_in_full`](Self::succeeded_in_full).
     #[inline]
     fn succeeded(&self, send_ticket: Option<u64>, quota_cost: Option<u32>) {
         let now = self.now();
-        if send_ticket.is_none() && self.limiter.try_record_success_cheaply(now) {
+        if send_ticket.is_none() && self.limiter.try_log_success(now) {
             self.standard.refund(quota_cost);
         } else {
-            self.succeeded_slowly(send_ticket, quota_cost, now);
+            self.succeeded_in_full(send_ticket, quota_cost, now);
         }
     }
 
-    /// [`succeeded`](Self::succeeded) when the cheapest way is not open: a
-    /// token still in the send line leaves it, and the success goes the
-    /// full way (a lane taken, a shard borrowed, or the lock).
+    /// [`succeeded`](Self::succeeded) when the success cannot just be
+    /// logged: a token still in the send line leaves it, and the success
+    /// is recorded the full way (a lane taken, a shard borrowed, or the
+    /// lock).
     #[cold]
     #[inline(never)]
-    fn succeeded_slowly(&self, mut send_ticket: Option<u64>, quota_cost: Option<u32>, now: f64) {
+    fn succeeded_in_full(&self, mut send_ticket: Option<u64>, quota_cost: Option<u32>, now: f64) {
         self.limiter.leave_line(&mut send_ticket);
         self.limiter.on_response(now, false);
         self.standard.refund(quota_cost);
@@ -555,12 +551,8 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         self.standard.refresh_classified(token, failure, verdict)
     }
 
-    // Small enough to inline, as `acquire_send_permit`'s fast path is: the
-    // token's fields are read where it was built, and the rest takes them
-    // by value. Otherwise the caller copies the 64-byte token for the call,
-    // with wide loads right behind the narrow stores that built it (a
-    // stalled store-to-load forward, 10 ns and more a request in a tight
-    // loop).
+    // Inlined, as `acquire_send_permit` is: the token's fields are read
+    // where it was built, and the rest takes them by value.
     #[inline]
     fn record_success(&self, mut token: RetryToken) {
         if self.standard.issuer().issued(&token) {

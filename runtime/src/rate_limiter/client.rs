@@ -55,18 +55,11 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// [`cut_once_per_event`](crate::AdaptiveRetryStrategyBuilder::cut_once_per_event),
 /// whose effect depends on when the attempt was sent.
 ///
-/// Why a log rather than the state in atomics: a success changes about ten
-/// numbers that must stay consistent (the bucket is refilled at the old rate
-/// before the new rate is set). A lock-free version of that update (the
-/// state in atomics, read as a seqlock, computed on a copy, published by
-/// compare-and-swap) was built, model-checked with loom, and measured slower
-/// on every path, 22 vs 13 ns per response on one thread: copying the state
-/// in and out costs more than an uncontended lock, and under contention a
-/// losing update redoes its arithmetic. The log leaves the arithmetic under
-/// the lock and takes the lock off the response path: two threads answering
-/// at once no longer pass the state's cache line back and forth on every
-/// response (`BENCHMARKS.md`, "successes recorded without a lock"). The state is a [`Mutex`]
-/// whose critical sections are a few float operations and never sleep.
+/// The log leaves the arithmetic under the lock and takes the lock off the
+/// response path; why it is kept, against one plain mutex and against the
+/// state in atomics, is measured in `docs/rate-limiter.md`. The state is a
+/// [`Mutex`] whose critical sections are a few float operations and never
+/// sleep.
 ///
 /// Until the first throttle the limiter is disabled and a send reads one
 /// atomic flag and takes no lock. Callers waiting for a token stand in a
@@ -385,7 +378,6 @@ impl ClientRateLimiter {
     /// [`on_response`](Self::on_response) for an attempt granted its send at
     /// `sent_at`, with at most one CUBIC decrease per congestion event
     /// (opt-in: see [`AdaptiveRetryStrategyBuilder::cut_once_per_event`](crate::AdaptiveRetryStrategyBuilder::cut_once_per_event)).
-    // Always: the free path of every response, at two call sites.
     #[inline(always)]
     pub(crate) fn on_response_once_per_event(&self, now: f64, is_throttle: bool, sent_at: f64) {
         // A throttle's effect depends on `sent_at` only with the opt-in
@@ -401,14 +393,13 @@ impl ClientRateLimiter {
         self.full_response_update(now, is_throttle, sent_at);
     }
 
-    /// A success at `now` written down the cheapest way (one store, most
-    /// of the time; see `response_log`), if that way is open: this
+    /// A success at `now` written in this thread's lane of the log (one
+    /// store, most of the time; see `response_log`), if it can be: this
     /// thread has its lane and the lane's shard has room. False if not,
     /// with nothing recorded: then [`on_response`](Self::on_response) is
-    /// the way. No call on its path, so that a caller's free path stays a
-    /// leaf, its slow paths tail calls.
+    /// the way.
     #[inline(always)]
-    pub(crate) fn try_record_success_cheaply(&self, now: f64) -> bool {
+    pub(crate) fn try_log_success(&self, now: f64) -> bool {
         self.responses.record_success_in_own_lane(now)
     }
 

@@ -124,8 +124,7 @@ pub(crate) fn this_threads_lane() -> Option<usize> {
 }
 
 /// This thread's lane if it has one already: `None` too for a thread that
-/// never asked (unlike [`this_threads_lane`], never takes one). No call, so
-/// a caller's free path can stay free of them.
+/// never asked (unlike [`this_threads_lane`], never takes one).
 #[cfg(not(loom))]
 #[inline]
 pub(crate) fn this_threads_lane_if_taken() -> Option<usize> {
