@@ -54,7 +54,7 @@ use axum::routing::get;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rebound::http::ResponseClassifier;
 use rebound::rate_limiter::{AcquireMode, ClientRateLimiter};
-use rebound::time::TokioSleeper;
+use rebound::time::DefaultSleeper;
 use rebound::{
     AdaptiveRetryStrategy, Classified, FailureInfo, NeverRetryStrategy, Retry, RetryBehavior,
     RetryStrategy, StandardRetryStrategy, TransportFailure,
@@ -424,7 +424,7 @@ where
         .timeout(REQUEST_TIMEOUT)
         .pool_max_idle_per_host(CALLERS)
         .build()?;
-    let retry = Arc::new(Retry::new(strategy).sleeper(TokioSleeper));
+    let retry = Arc::new(Retry::new(strategy));
     let counters = Arc::new(Counters::default());
 
     let start = Instant::now();

@@ -7,9 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use rebound::http::ResponseClassifier;
-use rebound::reqwest::TryClone;
-use rebound::time::TokioSleeper;
 use rebound::tower::RetryLayer;
 use rebound::{AdaptiveRetryStrategy, RetryBehavior, StandardRetryStrategy};
 use tower::{ServiceBuilder, ServiceExt as _};
@@ -24,10 +21,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build();
     let strategy = AdaptiveRetryStrategy::builder(standard).build();
     let client = ServiceBuilder::new()
-        .layer(
-            RetryLayer::new(strategy.clone(), TokioSleeper, ResponseClassifier::new())
-                .clone_request(TryClone), // a streamed body cannot be copied: sent once
-        )
+        // tokio's timer, AWS classification, a streamed body sent once.
+        .layer(RetryLayer::for_reqwest(strategy.clone()))
         .concurrency_limit(8) // per attempt, under the retries
         .service(reqwest::Client::new());
 

@@ -40,10 +40,10 @@
 //! # async fn get_item(attempt: u32) -> Result<&'static str, GetItemError> {
 //! #     if attempt == 1 { Err(GetItemError::Throttled) } else { Ok("item") }
 //! # }
-//! use rebound::{Retry, RetryError, StandardRetryStrategy, time::TokioSleeper};
+//! use rebound::{Retry, RetryError, StandardRetryStrategy};
 //!
 //! async fn get_item_with_retries(strategy: &StandardRetryStrategy) -> Result<&'static str, RetryError<GetItemError>> {
-//!     Retry::new(strategy).sleeper(TokioSleeper).run_async(get_item).await
+//!     Retry::new(strategy).run_async(get_item).await
 //! }
 //! # let runtime = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
 //! # assert_eq!(runtime.block_on(get_item_with_retries(&StandardRetryStrategy::new())).unwrap(), "item");
@@ -88,12 +88,11 @@
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `derive` | yes | `#[derive(RetryInfo)]` (from `rebound-macros`) |
-//! | `tokio` | no | [`TokioSleeper`](time::TokioSleeper) and [`TokioClock`](time::TokioClock) for the async executor and waiter |
-//! | `coarsetime` | no | `time::CoarseClock`: a clock that ticks every few milliseconds and reads fast, for adaptive mode's hot path |
-//! | `httpdate` | no | HTTP-date `Retry-After` values in [`classify::parse_retry_after`] and `#[retry_after] String` fields (without it a date is no hint) |
+//! | `tokio` | no | tokio's timer as the async executor's and waiter's default sleeper ([`DefaultSleeper`](time::DefaultSleeper)), and [`TokioClock`](time::TokioClock) |
+//! | `httpdate` | no | HTTP-date `Retry-After` values and `#[retry_after] String` fields (without it a date is no hint) |
 //! | `http` | no | `rebound::http`: an `http::Response`'s status and headers as a failure (AWS error code, `Retry-After`, `x-amz-retry-after`); implies `httpdate` |
 //! | `tower` | no | `rebound::tower`: `RetryLayer` / `RetryService`, retrying any tower `Service` with any strategy |
-//! | `reqwest` | no | `rebound::reqwest`: `send_with_retry` for a `reqwest::RequestBuilder`, and `reqwest::Error` classified; implies `http` |
+//! | `reqwest` | no | `rebound::reqwest`: `send_with_retry` for a `reqwest::RequestBuilder`, and `reqwest::Error` classified; with `tower`, `RetryLayer::for_reqwest`; implies `http` and `tokio` |
 //! | `tracing` | no | one `tracing` event per retry and per give-up, target `"rebound"` (fields: see [`RetryListener`]) |
 #![forbid(unsafe_code)]
 // docs.rs builds with every feature and labels each gated item with it.
@@ -270,7 +269,7 @@ pub use rebound_runtime::*;
 /// `Option` of any of these. The rule: a `Duration` is the hint itself; an
 /// integer is seconds, and a **negative integer means no hint** (models use
 /// `-1` for "absent"); a `String` is an HTTP `Retry-After` value,
-/// delta-seconds or an HTTP-date ([`classify::parse_retry_after`]; dates
+/// delta-seconds or an HTTP-date (RFC 9110; dates
 /// need the `httpdate` feature, which `http` and `reqwest` turn on), and one
 /// that does not parse is no hint (never a panic); a `SystemTime` asks to
 /// wait until then; `None` means no hint. Dates are measured from the system

@@ -7,7 +7,7 @@
 //! it because its *code* is on their throttling list, which is the strategy's
 //! business, not the derive's: the derive must report the modeled facts.
 
-use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+use rebound::{ErrorFault, ErrorInfo, RetryInfo, RetryKind, RetrySafety};
 
 /// The error of an unmodeled response, as an SDK keeps it: what came over
 /// the wire, classified at run time.
@@ -263,14 +263,17 @@ mod with_the_standard_strategy {
         // Behaviour 2.0: throttling cost 5, 0.5 * min(1 s * 2^0, 20 s).
         assert_eq!(first_retry(&error), Ok((Duration::from_millis(500), 5)));
         let verdict = strategy().classifier().classify(&error);
-        assert!(verdict.retryable && verdict.throttling);
+        assert_eq!(verdict, Some(RetryKind::Throttle));
     }
 
     #[test]
     fn internal_server_error_is_retried_as_transient() {
         let error = PutItemError::InternalServerError { message: message() };
         assert_eq!(first_retry(&error), Ok((Duration::from_millis(500), 5)));
-        assert!(!strategy().classifier().classify(&error).throttling);
+        assert_eq!(
+            strategy().classifier().classify(&error),
+            Some(RetryKind::Transient)
+        );
     }
 
     #[test]
@@ -293,7 +296,10 @@ mod with_the_standard_strategy {
             code: "ThrottlingException".into(),
             status: 400,
         });
-        assert!(strategy().classifier().classify(&throttled).throttling);
+        assert_eq!(
+            strategy().classifier().classify(&throttled),
+            Some(RetryKind::Throttle)
+        );
         let teapot = PutItemError::Unhandled(UnhandledError {
             code: "SomethingNew".into(),
             status: 418,

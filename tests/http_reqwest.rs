@@ -14,7 +14,7 @@ use rebound::http::ResponseClassifier;
 use rebound::reqwest::RequestBuilderExt as _;
 use rebound::time::ManualClock;
 use rebound::{
-    AdaptiveRetryStrategy, ErrorInfo as _, FailureInfo, Retry, RetryBehavior, RetryStrategy,
+    AdaptiveRetryStrategy, ErrorInfo as _, FailureInfo, Retry, RetryBehavior, RetryKind, RetryStrategy,
     RetryToken, StandardRetryStrategy, StopReason, TokenAcquisitionFailed, TokenIssuer,
     TransportFailure,
 };
@@ -215,7 +215,7 @@ async fn an_aws_json_throttling_error_is_retried_as_a_throttle() {
             seen.lock().unwrap().push((
                 failure.http_status(),
                 failure.error_code().map(str::to_owned),
-                verdict.throttling,
+                verdict == Some(RetryKind::Throttle),
             ));
         });
 

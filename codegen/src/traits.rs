@@ -4,7 +4,7 @@
 //! the `#[derive(RetryInfo)]` attributes that carry them (see the crate docs
 //! for the table).
 
-use rebound_runtime::classify::{is_throttling_error_code, is_transient_error_code};
+use rebound_runtime::__codegen::{is_throttling_error_code, is_transient_error_code};
 use serde_json::Value;
 
 use crate::ast::{Model, Shape, ShapeType, Traits, pointer};

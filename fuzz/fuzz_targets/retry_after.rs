@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use rebound_runtime::backoff::RetryAfterPolicy;
-use rebound_runtime::classify::parse_x_amz_retry_after;
+use rebound_runtime::internals::parse_x_amz_retry_after;
 
 /// The rule, written the obvious way: optional SP/HTAB, an optional `+`,
 /// ASCII digits that fit in a `u64`, optional SP/HTAB.

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use rebound_runtime::classify::parse_retry_after;
+use rebound_runtime::internals::parse_retry_after;
 
 #[derive(Debug, Arbitrary)]
 struct Input<'a> {

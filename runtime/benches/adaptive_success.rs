@@ -11,8 +11,8 @@
 //! permit that says wait is asked for again at once; the share of such
 //! answers is printed after each benchmark.
 //!
-//! Run: `cargo bench -p rebound-runtime --bench adaptive_success`
-//! (`--all-features` adds the coarse clock). Pass `--noplot` when
+//! Run: `cargo bench -p rebound-runtime --bench adaptive_success`.
+//! Pass `--noplot` when
 //! comparing two builds run by turns.
 #![allow(missing_docs)]
 
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rebound_runtime::classify::HttpErrorResponse;
-use rebound_runtime::time::{Clock, QuantaClock, TickingClock};
+use rebound_runtime::time::{Clock, FastClock, SystemClock, CoarseClock};
 use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, SendPermit, StandardRetryStrategy};
 
 /// A clock `C` running 1000 times faster, from the first reading on.
@@ -150,16 +150,12 @@ fn on<C: Clock + fmt::Debug + Send + Sync>(c: &mut Criterion, name: &str, clock:
 }
 
 fn benches(c: &mut Criterion) {
-    off(c, "default clock", QuantaClock::new());
-    on(c, "default clock", QuantaClock::new());
-    // The clocks that tick in steps, limiter off only: with it on, every
-    // send within a step finds the bucket as the step's first left it.
-    off(c, "TickingClock", TickingClock::new());
-    #[cfg(feature = "coarsetime")]
-    {
-        use rebound_runtime::time::CoarseClock;
-        off(c, "CoarseClock", CoarseClock::new());
-    }
+    off(c, "default clock", FastClock::new());
+    on(c, "default clock", FastClock::new());
+    // The other clocks, limiter off only: with it on, every send within one
+    // of the coarse clock's steps finds the bucket as the step's first left it.
+    off(c, "SystemClock", SystemClock);
+    off(c, "CoarseClock", CoarseClock::new());
 }
 
 criterion_group!(adaptive, benches);

@@ -103,7 +103,7 @@ pub mod waiter;
 pub use adaptive::{AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
 pub use backoff::{Backoff, RetryAfterPolicy};
 pub use executor::{
-    GiveUpEvent, Hook, Hooks, NoHook, Retry, RetryError, RetryEvent, RetryListener, StopReason,
+    GiveUpEvent, Retry, RetryError, RetryEvent, RetryListener, StopReason,
 };
 pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
@@ -118,8 +118,21 @@ pub use vocabulary::{
     RetryAfterValue, RetryInfo, RetrySafety, TransportFailure,
 };
 
-/// The reference algorithms' building blocks, public only so that the
-/// conformance tests can replay the recorded vectors against each piece.
+/// What the code `rebound-codegen` emits calls: the AWS SDKs' error-code
+/// tables.
+///
+/// **Not part of the API**: hidden from the documentation, exempt from
+/// semantic versioning, and free to change in any release together with
+/// `rebound-codegen`. Generated code is regenerated with the version that
+/// matches it.
+#[doc(hidden)]
+pub mod __codegen {
+    pub use crate::classify::codes::{is_throttling_error_code, is_transient_error_code};
+}
+
+/// The reference algorithms' building blocks and the parsers of outside
+/// input, public only so that the conformance tests and the fuzz targets can
+/// reach each piece.
 ///
 /// **Not part of the API**: hidden from the documentation, exempt from
 /// semantic versioning, and free to change in any release. Use the
@@ -128,8 +141,10 @@ pub use vocabulary::{
 pub mod internals {
     pub use crate::classify::codes::{
         THROTTLING_ERROR_CODES, THROTTLING_STATUS_CODE, TRANSIENT_ERROR_CODES,
-        TRANSIENT_STATUS_CODES,
+        TRANSIENT_STATUS_CODES, is_transient_status,
     };
+    pub use crate::classify::response::parse_x_amz_retry_after;
+    pub use crate::vocabulary::retry_after_header::parse_retry_after;
     pub use crate::legacy::botocore::{
         BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
         BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,

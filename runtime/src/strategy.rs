@@ -73,7 +73,6 @@
 use core::time::Duration;
 use std::fmt::{self, Debug};
 
-use crate::classify::Verdict;
 use crate::{FailureInfo, RetryToken};
 
 /// A retry strategy, as the Smithy client guide defines it: it decides whether
@@ -329,11 +328,6 @@ impl RetryKind {
         } else {
             Self::Transient
         }
-    }
-
-    /// The kind a classifier's verdict describes.
-    pub(crate) const fn of(verdict: Verdict) -> Self {
-        Self::from_flags(verdict.throttling, verdict.timeout)
     }
 }
 

@@ -192,7 +192,7 @@ async fn two_hundred_callers_with_a_1_ms_service_time_pay_for_the_start() {
         .build();
     let retry = Arc::new(
         rebound_runtime::Retry::new(strategy)
-            .sleeper(rebound_runtime::time::TokioSleeper)
+            .sleeper(rebound_runtime::time::DefaultSleeper)
             .clock(TokioClock),
     );
     let start = Instant::now();

@@ -9,14 +9,14 @@ use executor_support::{Failure, ms, standard, throttled_fail_fast};
 use rebound_runtime::Retry;
 use rebound_runtime::{
     StopReason,
-    time::{TokioClock, TokioSleeper},
+    time::{TokioClock, DefaultSleeper},
 };
 
 #[tokio::test(start_paused = true)]
 async fn retries_sleep_on_tokio_s_timer() {
     let strategy = standard();
     let retry = Retry::new(&strategy)
-        .sleeper(TokioSleeper)
+        .sleeper(DefaultSleeper)
         .clock(TokioClock);
     let start = tokio::time::Instant::now();
 
@@ -39,7 +39,7 @@ async fn retries_sleep_on_tokio_s_timer() {
 async fn the_budget_reads_tokio_s_clock() {
     let strategy = standard();
     let retry = Retry::new(&strategy)
-        .sleeper(TokioSleeper)
+        .sleeper(DefaultSleeper)
         .clock(TokioClock)
         .budget(Duration::from_secs(1));
 
@@ -81,7 +81,7 @@ async fn a_closure_around_tokio_sleep_is_a_sleeper() {
 async fn the_future_can_be_spawned() {
     let strategy = std::sync::Arc::new(standard());
     let task = tokio::spawn(async move {
-        let retry = Retry::new(strategy).sleeper(TokioSleeper).clock(TokioClock);
+        let retry = Retry::new(strategy).sleeper(DefaultSleeper).clock(TokioClock);
         retry
             .run_async(|attempt| async move {
                 if attempt < 2 {

@@ -28,7 +28,7 @@ use common::load_conformance;
 use rebound_runtime::{Classified, FailureInfo, RetryStrategy, TokenAcquisitionFailed};
 use rebound_runtime::{
     TransportFailure,
-    classify::{ChecksumMismatch, HttpErrorResponse},
+    classify::HttpErrorResponse,
 };
 use rebound_runtime::{
     internals::{CRC32_HEADER, crc32, crc32_matches},
@@ -84,7 +84,7 @@ fn outcome<'a>(strategy: &LegacyRetryStrategy, attempt: &'a Value, body: &str) -
                     Ok(true) => {}
                     Ok(false) => {
                         return Outcome::Failure {
-                            failure: Box::new(ChecksumMismatch { status }),
+                            failure: Box::new(Classified::retryable().with_status(status)),
                             raised_as: "ChecksumError",
                         };
                     }
@@ -270,7 +270,7 @@ fn sequences_match_botocore_legacy() {
                         let verdict = strategy.classify(&HttpErrorResponse::new(status));
                         checks.eq(
                             "retryable_ignoring_max_attempts",
-                            verdict.retryable,
+                            verdict.is_some(),
                             retryable_expected,
                             &at,
                         );
@@ -289,7 +289,7 @@ fn sequences_match_botocore_legacy() {
                     Outcome::Failure { failure, raised_as } => {
                         checks.eq(
                             "retryable_ignoring_max_attempts",
-                            strategy.classify(&*failure).retryable,
+                            strategy.classify(&*failure).is_some(),
                             retryable_expected,
                             &at,
                         );
@@ -527,7 +527,7 @@ fn handler_checkers_are_the_preset_rules() {
                 strategy.classify(&transport_failure(class).0)
             };
             assert_eq!(
-                verdict.retryable, expected,
+                verdict.is_some(), expected,
                 "{service} {class}: {description}"
             );
             checked += 1;

@@ -8,10 +8,10 @@
 use std::time::Duration;
 
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
-use rebound_runtime::{FailureInfo, RetryStrategy, TokenAcquisitionFailed};
+use rebound_runtime::{Classified, FailureInfo, RetryKind, RetryStrategy, TokenAcquisitionFailed};
 use rebound_runtime::{
     TransportFailure,
-    classify::{ChecksumMismatch, HttpErrorResponse},
+    classify::HttpErrorResponse,
 };
 
 const MS: fn(u64) -> Duration = Duration::from_millis;
@@ -203,17 +203,17 @@ fn java_v1_retry_condition() {
         &HttpErrorResponse::new(400).with_code("SlowDown"),
         &TransportFailure::ResponseStreaming, // every IOException
         &TransportFailure::Http,
-        &ChecksumMismatch { status: 200 },
+        &Classified::retryable().with_status(200),
     ];
     for failure in retried {
         assert!(
-            strategy.classify(failure).retryable,
+            strategy.classify(failure).is_some(),
             "{failure:?}",
             failure = failure.http_status()
         );
     }
     let io = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
-    assert!(strategy.classify(&io).retryable);
+    assert!(strategy.classify(&io).is_some());
     let not_retried: [&dyn FailureInfo; 4] = [
         &HttpErrorResponse::new(501),
         &HttpErrorResponse::new(509),
@@ -285,7 +285,7 @@ fn javascript_v2_dynamodb_50_ms_and_10_retries() {
     assert_eq!(run.gave_up, exhausted(11));
     // Its responses are CRC32-checked; a mismatch is retried.
     assert!(strategy.checks_response_crc32());
-    let corrupted = ChecksumMismatch { status: 200 };
+    let corrupted = Classified::retryable().with_status(200);
     assert_eq!(run_attempts(&strategy, &corrupted), 11);
 }
 
@@ -363,7 +363,10 @@ fn javascript_v2_retry_condition() {
             failure.error_code()
         );
     }
-    assert!(strategy.classify(&HttpErrorResponse::new(429)).throttling);
+    assert_eq!(
+        strategy.classify(&HttpErrorResponse::new(429)),
+        Some(RetryKind::Throttle)
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -435,13 +438,13 @@ fn botocore_service_entries_add_their_rules() {
     let generic = LegacyRetryStrategy::botocore();
     for (service, status, code) in cases {
         let error = HttpErrorResponse::new(status).with_code(code);
-        assert!(!generic.classify(&error).retryable, "{service} {code}");
+        assert!(!generic.classify(&error).is_some(), "{service} {code}");
         let own = LegacyRetryStrategy::botocore_for_service(service);
         assert_eq!(own.preset(), LegacyPreset::Botocore);
         assert_eq!(run_attempts(&own, &error), 5, "{service} {code}");
         // Status and code must both match.
         let other_status = HttpErrorResponse::new(418).with_code(code);
-        assert!(!own.classify(&other_status).retryable, "{service} {code}");
+        assert!(!own.classify(&other_status).is_some(), "{service} {code}");
     }
     // DynamoDB is a preset of its own; unknown services get the defaults.
     let dynamodb = LegacyRetryStrategy::botocore_for_service("DynamoDB");

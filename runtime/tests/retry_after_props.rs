@@ -1,4 +1,4 @@
-//! Properties of `classify::parse_retry_after`, the HTTP `Retry-After`
+//! Properties of `internals::parse_retry_after`, the HTTP `Retry-After`
 //! parser behind `#[retry_after]` string fields: it never panics, whatever the
 //! text or the clock; delta-seconds are read exactly; an IMF-fixdate is the
 //! time from `now` until then, zero once past.
@@ -7,7 +7,7 @@
 use std::time::{Duration, SystemTime};
 
 use proptest::prelude::*;
-use rebound_runtime::classify::parse_retry_after;
+use rebound_runtime::internals::parse_retry_after;
 
 /// The last second an HTTP-date can name: Fri, 31 Dec 9999 23:59:59 GMT.
 const LAST_HTTP_DATE: u64 = 253_402_300_799;

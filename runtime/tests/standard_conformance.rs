@@ -23,11 +23,11 @@ use std::time::Duration;
 use common::load_conformance;
 use rebound_runtime::{
     AwsServiceDefaults, Classified, ErrorInfo, FailureInfo, RetryBehavior, RetryQuota, RetrySafety,
-    RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed, backoff::Backoff,
+    RetryKind, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed, backoff::Backoff,
 };
 use rebound_runtime::{
     TransportFailure,
-    classify::{ChecksumMismatch, HttpErrorResponse, parse_x_amz_retry_after},
+    classify::HttpErrorResponse, internals::parse_x_amz_retry_after,
 };
 use serde_json::Value;
 
@@ -82,7 +82,7 @@ impl Fixture {
                         .as_str()
                         .is_some_and(|crc| crc.parse::<u32>() != Ok(0));
                 if crc_mismatch {
-                    return Outcome::Failure(Box::new(ChecksumMismatch { status }));
+                    return Outcome::Failure(Box::new(Classified::retryable().with_status(status)));
                 }
                 if (200..300).contains(&status) {
                     return Outcome::Success { status };
@@ -320,13 +320,13 @@ fn replay_sequences(file: &Value, behavior: RetryBehavior, checks: &mut Checks) 
                 };
                 checks.eq(
                     "is_throttling",
-                    verdict.throttling,
+                    verdict == Some(RetryKind::Throttle),
                     boolean(attempt, "is_throttling"),
                     &at,
                 );
                 checks.eq(
                     "retryable_ignoring_max_attempts",
-                    verdict.retryable,
+                    verdict.is_some(),
                     boolean(attempt, "retryable_ignoring_max_attempts"),
                     &at,
                 );

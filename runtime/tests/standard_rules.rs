@@ -481,7 +481,7 @@ fn a_hint_above_the_ceiling_gives_up_at_once_without_taking_quota() {
 fn a_request_ending_on_a_2xx_failure_is_refunded_like_a_success() {
     let strategy = strategy(V2_0, 500, 0.5);
     strategy.quota().try_acquire(50).unwrap();
-    let corrupted = rebound_runtime::classify::ChecksumMismatch { status: 200 };
+    let corrupted = rebound_runtime::Classified::retryable().with_status(200);
     let run = run(&strategy, &[Some(&status(503)), Some(&corrupted)]);
     assert_eq!(run.attempts, 3);
     // Two retries of 5 each, then the last cost (5) comes back.

@@ -23,9 +23,9 @@ use executor_support::{
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 use rebound_runtime::time::{AsyncSleeper, ManualClock};
-use rebound_runtime::tower::{ByClone, ResponseFuture, RetryLayer, RetryService};
+use rebound_runtime::tower::{CloneRequest, RetryLayer};
 use rebound_runtime::{
-    AdaptiveRetryStrategy, Classified, GiveUpEvent, Hooks, NeverRetryStrategy, Retry, RetryError,
+    AdaptiveRetryStrategy, Classified, GiveUpEvent, NeverRetryStrategy, Retry, RetryError,
     RetryEvent, RetryListener, RetryQuota, RetryStrategy, StandardRetryStrategy, StopReason,
     TokenAcquisitionFailed,
 };
@@ -197,7 +197,7 @@ impl AsyncSleeper for Recorder {
 fn layer<St: RetryStrategy + Clone>(
     strategy: St,
     sleeper: &Recorder,
-) -> RetryLayer<St, Recorder, Classify, ByClone, ManualClock> {
+) -> RetryLayer<St, Recorder, Classify, impl CloneRequest<u32> + Clone + use<St>, ManualClock> {
     RetryLayer::new(strategy, sleeper.clone(), classify as Classify).clock(sleeper.clock.clone())
 }
 
@@ -561,37 +561,31 @@ fn a_service_that_fails_to_get_ready_ends_the_request() {
 
 #[test]
 fn the_future_is_send_and_static() {
-    fn assert_send_static<T: Send + 'static>() {}
+    fn assert_send_static<T: Send + 'static>(_: &T) {}
+    fn assert_future_send_static<S: Service<u32>>(_: &S)
+    where
+        S::Future: Send + 'static,
+    {
+    }
 
-    type Standard =
-        RetryService<Mock, StandardRetryStrategy, Recorder, Classify, ByClone, ManualClock>;
-    assert_send_static::<<Standard as Service<u32>>::Future>();
-    assert_send_static::<
-        ResponseFuture<
-            Mock,
-            u32,
-            Arc<dyn RetryStrategy>,
-            fn(Duration) -> tokio::time::Sleep,
-            Classify,
-            fn(&u32) -> Option<u32>,
-        >,
-    >();
-    assert_send_static::<
-        ResponseFuture<
-            Mock,
-            u32,
-            AdaptiveRetryStrategy,
-            Recorder,
-            Classify,
-            ByClone,
-            ManualClock,
-            Heard,
-        >,
-    >();
-    assert_send_static::<RetryService<Mock, AdaptiveRetryStrategy, Recorder, Classify>>();
-    assert_send_static::<
-        RetryLayer<NeverRetryStrategy, Recorder, Classify, ByClone, ManualClock, Hooks>,
-    >();
+    let sleeper = Recorder::default();
+    let standard = layer(standard(), &sleeper).layer(Mock::always(200));
+    assert_future_send_static(&standard);
+
+    let shared: Arc<dyn RetryStrategy> = Arc::new(StandardRetryStrategy::new());
+    let tokio_sleep: fn(Duration) -> tokio::time::Sleep = tokio::time::sleep;
+    let clone_request: fn(&u32) -> Option<u32> = |request| Some(*request);
+    let shared = RetryLayer::new(shared, tokio_sleep, classify as Classify)
+        .clone_request(clone_request)
+        .layer(Mock::always(200));
+    assert_future_send_static(&shared);
+
+    let adaptive = layer(AdaptiveRetryStrategy::new(), &sleeper)
+        .listener(Heard::default())
+        .layer(Mock::always(200));
+    assert_future_send_static(&adaptive);
+    assert_send_static(&adaptive);
+    assert_send_static(&RetryLayer::new(NeverRetryStrategy, sleeper, classify as Classify));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use rebound_runtime::time::{TokioClock, TokioSleeper};
+use rebound_runtime::time::{TokioClock, DefaultSleeper};
 use rebound_runtime::waiter::{GiveUpReason, PollStatus, WaitError, Waiter};
 
 #[tokio::test(start_paused = true)]
@@ -14,7 +14,7 @@ async fn polls_sleep_on_tokio_s_timer_within_the_budget() {
         .max_delay(Duration::from_secs(120))
         .jitter(false)
         .budget(Duration::from_secs(20))
-        .sleeper(TokioSleeper)
+        .sleeper(DefaultSleeper)
         .clock(TokioClock)
         .build()
         .unwrap();

@@ -398,8 +398,8 @@ impl Emitter<'_, '_> {
                         fn retry_safety(&self) -> #krate::RetrySafety {
                             match self.meta.code() {
                                 ::std::option::Option::Some(code)
-                                    if #krate::classify::is_throttling_error_code(code)
-                                        || #krate::classify::is_transient_error_code(code) =>
+                                    if #krate::__codegen::is_throttling_error_code(code)
+                                        || #krate::__codegen::is_transient_error_code(code) =>
                                 {
                                     #krate::RetrySafety::Yes
                                 }
@@ -410,7 +410,7 @@ impl Emitter<'_, '_> {
                         fn is_throttle(&self) -> bool {
                             self.meta
                                 .code()
-                                .is_some_and(#krate::classify::is_throttling_error_code)
+                                .is_some_and(#krate::__codegen::is_throttling_error_code)
                         }
                     }
                 },

@@ -8,7 +8,7 @@ use std::time::Duration;
 use std::time::Instant;
 
 use crate::rate_limiter::{AcquireMode, ClientRateLimiter, CubicShape, RateLimited};
-use crate::time::{Clock, QuantaClock};
+use crate::time::{Clock, FastClock};
 use crate::{
     FailureInfo, Partitions, RetryKind, RetryStrategy, RetryToken, SendPermit,
     StandardRetryStrategy, TokenAcquisitionFailed,
@@ -73,7 +73,7 @@ use crate::{
 /// ([`ClientRateLimiter`] has what each step costs).
 ///
 /// The clock read is a large part of what a response costs, which is why
-/// the default clock is [`QuantaClock`]: the monotonic clock read through
+/// the default clock is [`FastClock`]: the monotonic clock read through
 /// the CPU's counter, cheaper than `Instant::now`
 /// ([`SystemClock`](crate::time::SystemClock); figures in
 /// `docs/rate-limiter.md`). A response is then written down without a lock, in the
@@ -81,10 +81,9 @@ use crate::{
 /// limiter's lock ([`ClientRateLimiter`] explains). On a clock that ticks
 /// in steps the read is cheaper still and nearly every success is at the
 /// time of its thread's previous one, which the log counts with one store
-/// and applying only counts: [`TickingClock`](crate::time::TickingClock)
+/// and applying only counts: [`CoarseClock`](crate::time::CoarseClock)
 /// (one atomic load a read, advanced every millisecond by a thread of its
-/// own) or `time::CoarseClock` (the system's coarse clock, feature
-/// `coarsetime`). The price is a limiter that sees time a step at a time.
+/// own). The price is a limiter that sees time a step at a time.
 ///
 /// The Smithy guide makes the first attempt even when the strategy gives no
 /// initial token: the strategy manages retries, it does not gate access. The
@@ -129,7 +128,7 @@ use crate::{
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
-pub struct AdaptiveRetryStrategy<C = QuantaClock> {
+pub struct AdaptiveRetryStrategy<C = FastClock> {
     standard: StandardRetryStrategy,
     limiter: Arc<ClientRateLimiter>,
     /// [`AdaptiveRetryStrategyBuilder::cut_once_per_event`].
@@ -149,13 +148,13 @@ pub struct AdaptiveRetryStrategy<C = QuantaClock> {
 /// | setting | default |
 /// |---|---|
 /// | [`acquire_mode`](Self::acquire_mode) | [`AcquireMode::Block`]: wait for a send token |
-/// | [`clock`](Self::clock) | [`QuantaClock`]: the monotonic clock, read through the CPU's counter |
+/// | [`clock`](Self::clock) | [`FastClock`]: the monotonic clock, read through the CPU's counter |
 /// | [`cut_once_per_event`](Self::cut_once_per_event) | `false`: botocore's algorithm, a cut on every throttle |
 /// | [`cubic_shape`](Self::cubic_shape) | [`CubicShape::BOTOCORE`]: cut to 70%, climb back with botocore's constant |
 /// | rate limiter | a new [`ClientRateLimiter`], off until the first throttle |
 #[derive(Debug, Clone)]
 #[must_use]
-pub struct AdaptiveRetryStrategyBuilder<C = QuantaClock> {
+pub struct AdaptiveRetryStrategyBuilder<C = FastClock> {
     standard: StandardRetryStrategy,
     acquire_mode: AcquireMode,
     cut_once_per_event: bool,
@@ -164,7 +163,7 @@ pub struct AdaptiveRetryStrategyBuilder<C = QuantaClock> {
 }
 
 /// The builder's clock: one given to [`clock`](AdaptiveRetryStrategyBuilder::clock),
-/// or the default, made only when the strategy is built. A [`QuantaClock`]
+/// or the default, made only when the strategy is built. A [`FastClock`]
 /// calibrates the CPU's counter the first time one is made in a process,
 /// which a builder whose clock is replaced should not pay for.
 #[derive(Debug, Clone)]
@@ -176,7 +175,7 @@ enum ClockChoice<C> {
 impl AdaptiveRetryStrategy {
     /// The AWS adaptive mode with its defaults: the
     /// [standard strategy's](StandardRetryStrategy::new), a blocking rate
-    /// limiter on a [`QuantaClock`]. Cannot fail.
+    /// limiter on a [`FastClock`]. Cannot fail.
     ///
     /// ```
     /// use rebound_runtime::AdaptiveRetryStrategy;
@@ -191,7 +190,7 @@ impl AdaptiveRetryStrategy {
 
     /// **rebound's recommended adaptive mode; not AWS-exact.** The
     /// [standard strategy's](StandardRetryStrategy::new) defaults and a
-    /// blocking rate limiter on a [`QuantaClock`], as [`new`](Self::new),
+    /// blocking rate limiter on a [`FastClock`], as [`new`](Self::new),
     /// with the two opt-ins of [`AdaptiveRetryStrategyBuilder::steady`]:
     /// one CUBIC decrease per congestion event and the [`CubicShape::GENTLE`]
     /// curve. Cannot fail.
@@ -234,7 +233,7 @@ impl AdaptiveRetryStrategy {
             acquire_mode: AcquireMode::Block,
             cut_once_per_event: false,
             cubic_shape: CubicShape::BOTOCORE,
-            clock: ClockChoice::Default(QuantaClock::new),
+            clock: ClockChoice::Default(FastClock::new),
         }
     }
 }
@@ -326,7 +325,7 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
     }
 
     /// The time source of the rate limiter (a [`ManualClock`](crate::time::ManualClock)
-    /// for tests and simulations). The default [`QuantaClock`] is made only
+    /// for tests and simulations). The default [`FastClock`] is made only
     /// by [`build`](Self::build), so a builder given another clock never
     /// makes one.
     pub fn clock<C2: Clock>(self, clock: C2) -> AdaptiveRetryStrategyBuilder<C2> {
@@ -536,7 +535,7 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         // An attempt reported while still in the send line was sent without
         // its permit: it waits no more.
         self.limiter.leave_line(token.send_ticket_mut());
-        let verdict = self.standard.classifier().classify(failure);
+        let verdict = self.standard.classifier().verdict(failure);
         // Every response counts towards the measured rate, before the first
         // throttle too (it is the rate CUBIC starts from).
         // Without the opt-in, the attempt counts as sent after every cut, so

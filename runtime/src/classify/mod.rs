@@ -1,6 +1,7 @@
 //! Classification of AWS responses: from what a failure says through the
 //! vocabulary ([`RetryInfo`](crate::RetryInfo), [`ErrorInfo`](crate::ErrorInfo))
-//! to the [`Verdict`] a strategy acts on (retryable? throttling? timeout?).
+//! to what a strategy acts on: retried or not, and as which
+//! [`RetryKind`] (throttle, transient, timeout).
 //!
 //! The rules, in the order the AWS SDKs apply them:
 //!
@@ -14,53 +15,63 @@
 //!    request was not processed, so retrying it is safe.
 //! 3. [`RetrySafety::Maybe`] (an unmodeled error) is retried if it is a
 //!    throttling error, a timeout, or has a transient error code
-//!    ([`is_transient_error_code`], plus any configured extras) or a
-//!    transient status ([`is_transient_status`]: 500, 502, 503, 504).
+//!    (the AWS SDKs' list, plus any configured extras) or a transient status
+//!    (500, 502, 503, 504).
 //! 4. A failure is a throttling error if it says so
 //!    ([`is_throttle`](crate::RetryInfo::is_throttle)), if its code is a
-//!    throttling code ([`is_throttling_error_code`]), or — when enabled (behaviour 2.1) — if it
+//!    throttling code (the AWS SDKs' list), or — when enabled (behaviour 2.1) — if it
 //!    is an unmodeled error with status 429.
 //!
 //! The fault ([`ErrorFault`](crate::ErrorFault)) is not used: the AWS SDKs do
 //! not retry a 5xx outside the transient statuses (`501`, for one).
 //!
-//! The building blocks ([`HttpErrorResponse`], [`TransportFailure`](crate::TransportFailure),
-//! [`ChecksumMismatch`], [`parse_x_amz_retry_after`],
-//! [`parse_retry_after`]) are what an HTTP
-//! integration turns its responses and errors into.
+//! An HTTP integration turns its responses into [`HttpErrorResponse`]s and
+//! its transport errors into [`TransportFailure`](crate::TransportFailure)s;
+//! a response whose checksum does not match (DynamoDB's `x-amz-crc32`) was
+//! corrupted in transit and is retried whatever its status:
+//! [`Classified::retryable()`](crate::Classified::retryable)`.with_status(status)`.
 //!
 //! Classification takes no lock and allocates nothing.
 
 pub(crate) mod codes;
-mod response;
+pub(crate) mod response;
 
 use std::borrow::Cow;
 
-pub use crate::vocabulary::parse_retry_after;
 use codes::THROTTLING_STATUS_CODE;
-pub use codes::{is_throttling_error_code, is_transient_error_code, is_transient_status};
-pub use response::{ChecksumMismatch, HttpErrorResponse, parse_x_amz_retry_after};
+use codes::{is_throttling_error_code, is_transient_error_code, is_transient_status};
+pub use response::HttpErrorResponse;
 
-use crate::{FailureInfo, RetrySafety};
+use crate::strategy::RetryKind;
+use crate::vocabulary::{FailureInfo, RetrySafety};
 
 /// What a classifier concluded about one failure.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::classify::Verdict;
-///
-/// let verdict = Verdict { retryable: true, throttling: true, timeout: false };
-/// assert!(verdict.retryable && verdict.throttling);
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The failure may be retried (attempts and quota permitting).
-    pub retryable: bool,
+    pub(crate) retryable: bool,
     /// The service throttled the request.
-    pub throttling: bool,
+    pub(crate) throttling: bool,
     /// The attempt timed out.
-    pub timeout: bool,
+    pub(crate) timeout: bool,
+}
+
+impl Verdict {
+    /// The kind of failure: a throttle first, then a timeout, else
+    /// transient (the order in which the AWS modes price a retry).
+    pub(crate) const fn kind(self) -> RetryKind {
+        RetryKind::from_flags(self.throttling, self.timeout)
+    }
+
+    /// The kind of retry this verdict asks for; `None` when the failure is
+    /// not retried.
+    pub(crate) const fn retry(self) -> Option<RetryKind> {
+        if self.retryable {
+            Some(self.kind())
+        } else {
+            None
+        }
+    }
 }
 
 /// The AWS SDKs' rules for which failures are retried, applied to the
@@ -74,24 +85,25 @@ pub struct Verdict {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::{TransportFailure, classify::{AwsErrorClassifier, HttpErrorResponse}};
+/// use rebound_runtime::{RetryKind, TransportFailure, classify::{AwsErrorClassifier, HttpErrorResponse}};
 ///
 /// let v2_0 = AwsErrorClassifier::new();
 /// let v2_1 = AwsErrorClassifier::new().with_unmodeled_429_as_throttling(true);
 ///
 /// let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
-/// assert!(v2_0.classify(&throttled).throttling);
+/// assert_eq!(v2_0.classify(&throttled), Some(RetryKind::Throttle));
 ///
 /// let bare_429 = HttpErrorResponse::new(429);
-/// assert!(!v2_0.classify(&bare_429).retryable);
-/// assert!(v2_1.classify(&bare_429).retryable && v2_1.classify(&bare_429).throttling);
+/// assert_eq!(v2_0.classify(&bare_429), None);
+/// assert_eq!(v2_1.classify(&bare_429), Some(RetryKind::Throttle));
 ///
-/// assert!(v2_0.classify(&HttpErrorResponse::new(503)).retryable);
-/// assert!(!v2_0.classify(&HttpErrorResponse::new(501)).retryable);
-/// assert!(v2_0.classify(&TransportFailure::ReadTimeout).timeout);
+/// assert_eq!(v2_0.classify(&HttpErrorResponse::new(503)), Some(RetryKind::Transient));
+/// assert_eq!(v2_0.classify(&HttpErrorResponse::new(501)), None);
+/// assert_eq!(v2_0.classify(&TransportFailure::ReadTimeout), Some(RetryKind::Timeout));
 ///
 /// let sts = AwsErrorClassifier::new().with_transient_error_code("IDPCommunicationError");
-/// assert!(sts.classify(&HttpErrorResponse::new(400).with_code("IDPCommunicationError")).retryable);
+/// let idp = HttpErrorResponse::new(400).with_code("IDPCommunicationError");
+/// assert_eq!(sts.classify(&idp), Some(RetryKind::Transient));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AwsErrorClassifier {
@@ -118,8 +130,7 @@ impl AwsErrorClassifier {
     }
 
     /// Adds an error code to retry as transient, beyond
-    /// the AWS ones ([`is_transient_error_code`]; STS's `IDPCommunicationError`,
-    /// for one).
+    /// the AWS ones (STS's `IDPCommunicationError`, for one).
     #[must_use]
     pub fn with_transient_error_code(mut self, code: impl Into<Cow<'static, str>>) -> Self {
         self.extra_transient_error_codes.push(code.into());
@@ -132,14 +143,20 @@ impl AwsErrorClassifier {
         self.unmodeled_429_is_throttling
     }
 
-    /// The error codes retried as transient beyond the AWS ones ([`is_transient_error_code`]).
+    /// The error codes retried as transient beyond the AWS ones.
     pub fn extra_transient_error_codes(&self) -> impl Iterator<Item = &str> {
         self.extra_transient_error_codes.iter().map(|code| &**code)
     }
 
-    /// Applies the rules to one failure.
+    /// Applies the rules to one failure: the kind of retry it calls for, or
+    /// `None` when it is not retried.
     #[must_use]
-    pub fn classify(&self, failure: &dyn FailureInfo) -> Verdict {
+    pub fn classify(&self, failure: &dyn FailureInfo) -> Option<RetryKind> {
+        self.verdict(failure).retry()
+    }
+
+    /// The rules' verdict on one failure.
+    pub(crate) fn verdict(&self, failure: &dyn FailureInfo) -> Verdict {
         let safety = failure.retry_safety();
         let code = failure.error_code();
         let status = failure.http_status();
@@ -223,10 +240,10 @@ mod tests {
     fn explicit_safety_wins_over_status_and_code() {
         let rules = AwsErrorClassifier::new().with_unmodeled_429_as_throttling(true);
         let no = modeled(RetrySafety::No, false, 429, "MyModeledNonRetryable");
-        assert_eq!(rules.classify(&no), Verdict::default());
+        assert_eq!(rules.verdict(&no), Verdict::default());
         let yes = modeled(RetrySafety::Yes, false, 400, "MyModeledTransient");
         assert_eq!(
-            rules.classify(&yes),
+            rules.verdict(&yes),
             Verdict {
                 retryable: true,
                 ..Verdict::default()
@@ -234,7 +251,7 @@ mod tests {
         );
         let throttle = modeled(RetrySafety::Yes, true, 400, "MyModeledThrottle");
         assert_eq!(
-            rules.classify(&throttle),
+            rules.verdict(&throttle),
             Verdict {
                 retryable: true,
                 throttling: true,
@@ -247,7 +264,7 @@ mod tests {
     fn a_modeled_error_with_a_throttling_code_is_throttling() {
         let rules = AwsErrorClassifier::new();
         let modeled_slowdown = modeled(RetrySafety::Yes, false, 503, "SlowDown");
-        assert!(rules.classify(&modeled_slowdown).throttling);
+        assert!(rules.verdict(&modeled_slowdown).throttling);
     }
 
     #[test]
@@ -260,7 +277,7 @@ mod tests {
             "ProvisionedThroughputExceededException",
         );
         assert_eq!(
-            rules.classify(&throughput),
+            rules.verdict(&throughput),
             Verdict {
                 retryable: true,
                 throttling: true,
@@ -268,7 +285,7 @@ mod tests {
             }
         );
         let timeout = modeled(RetrySafety::No, false, 400, "RequestTimeoutException");
-        assert!(rules.classify(&timeout).retryable);
+        assert!(rules.verdict(&timeout).retryable);
         // A status alone does not override the model.
         let failed = modeled(
             RetrySafety::No,
@@ -276,26 +293,26 @@ mod tests {
             503,
             "ConditionalCheckFailedException",
         );
-        assert_eq!(rules.classify(&failed), Verdict::default());
+        assert_eq!(rules.verdict(&failed), Verdict::default());
     }
 
     #[test]
     fn unmodeled_errors_follow_codes_and_statuses() {
         let rules = AwsErrorClassifier::new();
         for code in THROTTLING_ERROR_CODES {
-            let verdict = rules.classify(&HttpErrorResponse::new(400).with_code(*code));
+            let verdict = rules.verdict(&HttpErrorResponse::new(400).with_code(*code));
             assert!(verdict.retryable && verdict.throttling, "{code}");
         }
         for code in TRANSIENT_ERROR_CODES {
             assert!(
                 rules
-                    .classify(&HttpErrorResponse::new(400).with_code(*code))
+                    .verdict(&HttpErrorResponse::new(400).with_code(*code))
                     .retryable,
                 "{code}"
             );
         }
         for status in 100..600 {
-            let verdict = rules.classify(&HttpErrorResponse::new(status));
+            let verdict = rules.verdict(&HttpErrorResponse::new(status));
             assert_eq!(
                 verdict.retryable,
                 [500, 502, 503, 504].contains(&status),
@@ -304,7 +321,7 @@ mod tests {
             assert!(!verdict.throttling, "{status}");
         }
         let denied = HttpErrorResponse::new(403).with_code("AccessDenied");
-        assert_eq!(rules.classify(&denied), Verdict::default());
+        assert_eq!(rules.verdict(&denied), Verdict::default());
     }
 
     #[test]
@@ -313,7 +330,7 @@ mod tests {
         assert!(on.unmodeled_429_is_throttling());
         let unknown = HttpErrorResponse::new(429).with_code("SomethingUnmodeled");
         assert_eq!(
-            on.classify(&unknown),
+            on.verdict(&unknown),
             Verdict {
                 retryable: true,
                 throttling: true,
@@ -321,7 +338,7 @@ mod tests {
             }
         );
         assert_eq!(
-            AwsErrorClassifier::new().classify(&unknown),
+            AwsErrorClassifier::new().verdict(&unknown),
             Verdict::default()
         );
     }
@@ -331,7 +348,7 @@ mod tests {
         let rules = AwsErrorClassifier::new();
         let timed_out = std::io::Error::from(std::io::ErrorKind::TimedOut);
         assert_eq!(
-            rules.classify(&timed_out),
+            rules.verdict(&timed_out),
             Verdict {
                 retryable: true,
                 throttling: false,
@@ -339,7 +356,7 @@ mod tests {
             }
         );
         let invalid = std::io::Error::from(std::io::ErrorKind::InvalidInput);
-        assert_eq!(rules.classify(&invalid), Verdict::default());
+        assert_eq!(rules.verdict(&invalid), Verdict::default());
     }
 
     #[test]
@@ -351,12 +368,12 @@ mod tests {
         );
         assert!(
             rules
-                .classify(&HttpErrorResponse::new(400).with_code("Flaky"))
+                .verdict(&HttpErrorResponse::new(400).with_code("Flaky"))
                 .retryable
         );
         assert!(
             !AwsErrorClassifier::new()
-                .classify(&HttpErrorResponse::new(400).with_code("Flaky"))
+                .verdict(&HttpErrorResponse::new(400).with_code("Flaky"))
                 .retryable
         );
     }

@@ -1,8 +1,7 @@
-//! Failures as an AWS client sees them before any model is consulted: an
-//! error response ([`HttpErrorResponse`]), no response at all
-//! ([`TransportFailure`]), or a response whose body failed its checksum
-//! ([`ChecksumMismatch`]). Each speaks the vocabulary, so a strategy can judge
-//! it; an HTTP integration builds them from its own types.
+//! An error response as an AWS client sees it before any model is consulted
+//! ([`HttpErrorResponse`]), and the `x-amz-retry-after` header. It speaks
+//! the vocabulary, so a strategy can judge it; an HTTP integration builds it
+//! from its own types.
 
 use core::fmt;
 use core::time::Duration;
@@ -26,12 +25,12 @@ use crate::{Classified, ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::classify::{parse_x_amz_retry_after, HttpErrorResponse};
+/// use rebound_runtime::classify::HttpErrorResponse;
 /// use rebound_runtime::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 ///
 /// let response = HttpErrorResponse::new(503)
 ///     .with_code("SlowDown")
-///     .with_retry_after(parse_x_amz_retry_after("1500"));
+///     .with_retry_after(Some(Duration::from_millis(1500)));
 /// assert_eq!(response.retry_safety(), RetrySafety::Maybe);
 /// assert_eq!(response.fault(), ErrorFault::Server);
 /// assert_eq!(response.error_code(), Some("SlowDown"));
@@ -171,46 +170,6 @@ impl ErrorInfo for HttpErrorResponse {
     }
 }
 
-/// A response whose body does not match the checksum the service sent
-/// (DynamoDB's `x-amz-crc32`): corrupted in transit, so retried
-/// ([`RetrySafety::Yes`]) whatever its status.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::classify::ChecksumMismatch;
-/// use rebound_runtime::{ErrorInfo, RetryInfo, RetrySafety};
-///
-/// let corrupted = ChecksumMismatch { status: 200 };
-/// assert_eq!(corrupted.retry_safety(), RetrySafety::Yes);
-/// assert_eq!(corrupted.http_status(), Some(200));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ChecksumMismatch {
-    /// The status of the corrupted response.
-    pub status: u16,
-}
-
-impl RetryInfo for ChecksumMismatch {
-    #[inline]
-    fn retry_safety(&self) -> RetrySafety {
-        RetrySafety::Yes
-    }
-}
-
-/// The service answered; the transport corrupted it: nobody's declared fault.
-impl ErrorInfo for ChecksumMismatch {
-    #[inline]
-    fn fault(&self) -> ErrorFault {
-        ErrorFault::Other
-    }
-
-    #[inline]
-    fn http_status(&self) -> Option<u16> {
-        Some(self.status)
-    }
-}
-
 /// Parses an `x-amz-retry-after` header: a whole, non-negative number of
 /// milliseconds. Anything else (`"1.5"`, `"-5"`, `"abc"`, too large) is no
 /// hint at all, as in botocore. Only HTTP's optional whitespace (space and
@@ -221,7 +180,7 @@ impl ErrorInfo for ChecksumMismatch {
 ///
 /// ```
 /// use std::time::Duration;
-/// use rebound_runtime::classify::parse_x_amz_retry_after;
+/// use rebound_runtime::internals::parse_x_amz_retry_after;
 ///
 /// assert_eq!(parse_x_amz_retry_after("1500"), Some(Duration::from_millis(1500)));
 /// assert_eq!(parse_x_amz_retry_after(" 0 "), Some(Duration::ZERO));

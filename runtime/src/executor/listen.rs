@@ -287,53 +287,6 @@ impl<L: RetryListener + ?Sized> RetryListener for std::sync::Arc<L> {
     }
 }
 
-/// The listener made of [`Retry::on_retry`](super::Retry::on_retry) and
-/// [`Retry::on_give_up`](super::Retry::on_give_up) closures; [`NoHook`] for
-/// each not set. The default listener is `Hooks<NoHook, NoHook>`: nothing.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Hooks<R = NoHook, G = NoHook> {
-    pub(super) on_retry: R,
-    pub(super) on_give_up: G,
-}
-
-/// No closure: the event is ignored.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoHook;
-
-/// A closure called with an event `E`, or [`NoHook`].
-pub trait Hook<E: ?Sized> {
-    /// Calls it.
-    fn call(&self, event: &E);
-}
-
-impl<E: ?Sized> Hook<E> for NoHook {
-    #[inline]
-    fn call(&self, _: &E) {}
-}
-
-impl<E: ?Sized, F: Fn(&E)> Hook<E> for F {
-    #[inline]
-    fn call(&self, event: &E) {
-        self(event);
-    }
-}
-
-impl<R, G> RetryListener for Hooks<R, G>
-where
-    R: for<'a> Hook<RetryEvent<'a>>,
-    G: for<'a> Hook<GiveUpEvent<'a>>,
-{
-    #[inline]
-    fn on_retry(&self, event: &RetryEvent<'_>) {
-        self.on_retry.call(event);
-    }
-
-    #[inline]
-    fn on_give_up(&self, event: &GiveUpEvent<'_>) {
-        self.on_give_up.call(event);
-    }
-}
-
 /// [`Request::failed`], told to `listener` (and, with the feature `tracing`,
 /// as a `tracing` event): a retry or the give-up.
 pub(crate) fn failed<S, C, L>(

@@ -8,6 +8,7 @@ mod blocking;
 pub(crate) mod classifier;
 mod error;
 mod future;
+pub(crate) mod hooks;
 pub(crate) mod listen;
 pub(crate) mod request;
 
@@ -15,7 +16,8 @@ use core::time::Duration;
 use std::fmt;
 
 pub use error::{RetryError, StopReason};
-pub use listen::{GiveUpEvent, Hook, Hooks, NoHook, RetryEvent, RetryListener};
+use hooks::{Hooks, NoHook};
+pub use listen::{GiveUpEvent, RetryEvent, RetryListener};
 
 use crate::time::{DefaultSleeper, SystemClock};
 
@@ -33,7 +35,7 @@ use crate::time::{DefaultSleeper, SystemClock};
 /// | sleeper | [`DefaultSleeper`] (the thread's sleep; tokio's timer in async code with the `tokio` feature) | [`sleeper`](Self::sleeper) |
 /// | clock | [`SystemClock`] | [`clock`](Self::clock) |
 /// | total-time budget | none | [`budget`](Self::budget) |
-/// | listener | none ([`Hooks`] with no closure) | [`on_retry`](Self::on_retry), [`on_give_up`](Self::on_give_up), [`listener`](Self::listener) |
+/// | listener | none | [`on_retry`](Self::on_retry), [`on_give_up`](Self::on_give_up), [`listener`](Self::listener) |
 ///
 /// # The request loop
 ///

@@ -6,7 +6,8 @@ use std::time::SystemTime;
 
 use ::http::HeaderMap;
 
-use crate::classify::{parse_retry_after, parse_x_amz_retry_after};
+use crate::classify::response::parse_x_amz_retry_after;
+use crate::vocabulary::retry_after_header::parse_retry_after;
 
 /// REST-JSON and JSON 1.x protocols put the error code here.
 const AMZN_ERROR_TYPE: &str = "x-amzn-errortype";

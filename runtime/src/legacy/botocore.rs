@@ -37,7 +37,7 @@
 //! strategy:
 //!
 //! ```
-//! use rebound_runtime::classify::ChecksumMismatch;
+//! use rebound_runtime::Classified;
 //! use rebound_runtime::{internals::crc32_matches, legacy::LegacyRetryStrategy};
 //! use rebound_runtime::RetryStrategy;
 //!
@@ -46,14 +46,14 @@
 //! assert!(strategy.checks_response_crc32());
 //! let token = strategy.acquire_initial_token()?;
 //! assert!(!crc32_matches(body, header)?); // corrupted: retry
-//! let retry = strategy.refresh_retry_token(token, &ChecksumMismatch { status })?;
+//! let retry = strategy.refresh_retry_token(token, &Classified::retryable().with_status(status))?;
 //! assert_eq!(retry.delay(), std::time::Duration::from_millis(50));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use crate::TransportFailure;
 use crate::backoff::RandomSource;
-use crate::classify::is_transient_status;
+use crate::classify::codes::is_transient_status;
 use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
 /// Attempts of the generic botocore legacy policy, the first included.
@@ -293,7 +293,7 @@ pub(crate) fn delay_exponential_secs(
 /// An integration of the DynamoDB presets calls it on every response that
 /// has the header ([`LegacyRetryStrategy::checks_response_crc32`](super::LegacyRetryStrategy::checks_response_crc32))
 /// and hands a mismatch to the strategy as a
-/// [`ChecksumMismatch`](crate::classify::ChecksumMismatch) (retried below the
+/// retryable failure ([`Classified::retryable`](crate::Classified::retryable), retried below the
 /// attempt limit), an unparsable header as the [`InvalidCrc32Header`] error
 /// (not retried: botocore raises `ValueError`).
 ///

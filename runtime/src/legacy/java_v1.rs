@@ -44,7 +44,7 @@ use core::time::Duration;
 
 use crate::backoff::RandomSource;
 use crate::classify::codes::THROTTLING_STATUS_CODE;
-use crate::classify::{is_throttling_error_code, is_transient_status};
+use crate::classify::codes::{is_throttling_error_code, is_transient_status};
 
 /// Retries of the default policy: 3 (4 attempts).
 ///

@@ -31,8 +31,8 @@
 //!    (`std::io::Error`: refused, reset, aborted, timed out).
 //! 2. An error response is retried if the preset's status/code rules match,
 //!    or if the error declares itself [`RetrySafety::Yes`]:
-//!    a `@retryable` modeled error, or a [`ChecksumMismatch`] — which is how
-//!    a failed `x-amz-crc32` check reaches the strategy.
+//!    a `@retryable` modeled error, or a failed `x-amz-crc32` check
+//!    (`Classified::retryable().with_status(status)`).
 //!    An explicit [`RetrySafety::No`] does not stop
 //!    the status rules: the legacy SDKs retry a 503 whatever its model says.
 //!
@@ -46,8 +46,6 @@
 //! exception, a checksum error on the last attempt, an unparsable CRC32
 //! header), rebound answers "no retry" and the executor returns the failure
 //! it was given: the same call outcome.
-//!
-//! [`ChecksumMismatch`]: crate::classify::ChecksumMismatch
 
 pub(crate) mod botocore;
 mod builder;
@@ -402,18 +400,24 @@ impl LegacyRetryStrategy {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::{TransportFailure, classify::{ChecksumMismatch, HttpErrorResponse}};
+    /// use rebound_runtime::{Classified, RetryKind, TransportFailure, classify::HttpErrorResponse};
     /// use rebound_runtime::legacy::LegacyRetryStrategy;
     ///
     /// let botocore = LegacyRetryStrategy::botocore();
-    /// assert!(botocore.classify(&HttpErrorResponse::new(509)).retryable);
-    /// assert!(!botocore.classify(&TransportFailure::ResponseStreaming).retryable);
-    /// assert!(botocore.classify(&ChecksumMismatch { status: 200 }).retryable);
+    /// assert_eq!(botocore.classify(&HttpErrorResponse::new(509)), Some(RetryKind::Transient));
+    /// assert_eq!(botocore.classify(&TransportFailure::ResponseStreaming), None);
+    /// let checksum_mismatch = Classified::retryable().with_status(200);
+    /// assert_eq!(botocore.classify(&checksum_mismatch), Some(RetryKind::Transient));
     /// let throttled = HttpErrorResponse::new(400).with_code("Throttling");
-    /// assert!(LegacyRetryStrategy::java_v1().classify(&throttled).throttling);
+    /// assert_eq!(LegacyRetryStrategy::java_v1().classify(&throttled), Some(RetryKind::Throttle));
     /// ```
     #[must_use]
-    pub fn classify(&self, failure: &dyn FailureInfo) -> Verdict {
+    pub fn classify(&self, failure: &dyn FailureInfo) -> Option<RetryKind> {
+        self.verdict(failure).retry()
+    }
+
+    /// The preset's verdict on one failure.
+    fn verdict(&self, failure: &dyn FailureInfo) -> Verdict {
         let preset = self.preset;
         let explicit_yes = failure.retry_safety() == RetrySafety::Yes;
         let (retryable, throttling) = match failure.http_status() {
@@ -549,7 +553,7 @@ impl RetryStrategy for LegacyRetryStrategy {
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
         self.issuer.check(&token)?;
         let attempts = token.attempt();
-        let verdict = self.classify(failure);
+        let verdict = self.verdict(failure);
         let retry_after = failure
             .retry_after()
             .filter(|_| self.preset.uses_retry_after());
@@ -564,10 +568,10 @@ impl RetryStrategy for LegacyRetryStrategy {
     /// Nothing to give back: legacy modes have no quota.
     fn record_success(&self, _token: RetryToken) {}
 
-    /// The preset's own verdict ([`classify`](Self::classify)): its
+    /// The preset's own verdict: its
     /// throttling codes and statuses count as throttles.
     fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
-        RetryKind::of(self.classify(failure))
+        self.verdict(failure).kind()
     }
 }
 

@@ -10,7 +10,7 @@ use super::botocore::{
 use super::java_v1::{self, java_v1_is_throttling, java_v1_retries_response};
 use super::javascript_v2::{self, javascript_v2_is_throttling, javascript_v2_retries_response};
 use crate::TransportFailure;
-use crate::classify::is_throttling_error_code;
+use crate::classify::codes::is_throttling_error_code;
 
 /// Which legacy SDK behaviour a [`LegacyRetryStrategy`](super::LegacyRetryStrategy) reproduces.
 ///
@@ -65,8 +65,8 @@ impl LegacyPreset {
     }
 
     /// Whether the SDK verifies `x-amz-crc32` on responses: an integration
-    /// then checks the body's CRC32 and reports a mismatch as a
-    /// [`ChecksumMismatch`](crate::classify::ChecksumMismatch).
+    /// then checks the body's CRC32 and reports a mismatch as a retryable
+    /// failure ([`Classified::retryable`](crate::Classified::retryable) with the status).
     ///
     /// # Examples
     ///

@@ -40,7 +40,7 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// would have left one by one, which is what the vectors pin. A success at
 /// the time of its shard's latest success is one more in a run: one store,
 /// applied as a count, which is all such a success changes (on a clock that
-/// ticks in steps, such as [`TickingClock`](crate::time::TickingClock),
+/// ticks in steps, such as [`CoarseClock`](crate::time::CoarseClock),
 /// nearly every success is one). A throttle also sets the flag that sends
 /// read, so every send after it is held to the rate; the cut itself is made
 /// when the throttle is applied, before any send takes a token.

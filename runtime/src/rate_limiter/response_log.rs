@@ -25,7 +25,7 @@
 //! just before it changes nothing but the measured rate's count (the bucket
 //! refills for no time, the rate is the same), so a run of them is applied as
 //! one success and a count. With a clock that ticks in steps
-//! ([`TickingClock`](crate::time::TickingClock), `CoarseClock`), nearly every
+//! ([`CoarseClock`](crate::time::CoarseClock), `CoarseClock`), nearly every
 //! success extends a run, and its whole cost here is one store.
 //!
 //! The shards are merged by time when applied, so responses from different

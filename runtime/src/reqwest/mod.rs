@@ -38,11 +38,11 @@
 //!
 //! ```no_run
 //! use rebound_runtime::reqwest::RequestBuilderExt as _;
-//! use rebound_runtime::{Retry, StandardRetryStrategy, time::TokioSleeper};
+//! use rebound_runtime::{Retry, StandardRetryStrategy};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let client = reqwest::Client::new();
-//! let retry = Retry::new(StandardRetryStrategy::for_http()).sleeper(TokioSleeper);
+//! let retry = Retry::new(StandardRetryStrategy::for_http()); // tokio's timer (feature `tokio`)
 //! let body = client
 //!     .get("http://127.0.0.1:8080/items/1")
 //!     .send_with_retry(&retry) // 3 attempts, jittered backoff, Retry-After honoured up to 20 s

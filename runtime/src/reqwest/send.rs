@@ -63,7 +63,7 @@ mod sealed {
 ///
 /// The future is [`Send`] when the executor's sleeper, clock and listener
 /// are [`Sync`] and the sleeper's future is `Send` (true of
-/// `TokioSleeper`), so it can be spawned.
+/// `DefaultSleeper` with the `tokio` feature), so it can be spawned.
 ///
 /// # Examples
 ///

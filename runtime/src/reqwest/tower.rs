@@ -4,9 +4,36 @@
 
 use std::time::SystemTime;
 
-use crate::Classified;
 use crate::http::ResponseClassifier;
-use crate::tower::{ClassifyResult, CloneRequest};
+use crate::strategy::RetryStrategy;
+use crate::time::DefaultSleeper;
+use crate::tower::{ClassifyResult, CloneRequest, RetryLayer};
+use crate::vocabulary::Classified;
+
+impl<St: RetryStrategy + Clone> RetryLayer<St, DefaultSleeper, ResponseClassifier, TryClone> {
+    /// The layer for a `reqwest::Client` (features `reqwest` and `tower`):
+    /// `strategy`, tokio's timer, error responses judged by their status and
+    /// AWS headers ([`ResponseClassifier`]), failed sends by the
+    /// [`reqwest` table](crate::reqwest), and requests copied with
+    /// [`TryClone`] (a request whose body is a stream is sent once). The
+    /// other settings can be changed as on any layer.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{StandardRetryStrategy, tower::RetryLayer};
+    /// use tower::ServiceBuilder;
+    ///
+    /// let client = ServiceBuilder::new()
+    ///     .layer(RetryLayer::for_reqwest(StandardRetryStrategy::for_http()))
+    ///     .service(reqwest::Client::new()); // a tower Service of reqwest::Request
+    /// # let _ = client;
+    /// ```
+    #[must_use]
+    pub fn for_reqwest(strategy: St) -> Self {
+        RetryLayer::new(strategy, DefaultSleeper, ResponseClassifier::new()).clone_request(TryClone)
+    }
+}
 
 /// A reqwest result judged as [`RequestBuilderExt`](super::RequestBuilderExt)
 /// judges it: an error response by its status and headers, a
@@ -31,6 +58,10 @@ impl<W: Fn() -> SystemTime> ClassifyResult<::reqwest::Response, ::reqwest::Error
 
 /// Copies a `reqwest::Request` with [`try_clone`](::reqwest::Request::try_clone):
 /// a request whose body is a stream has no copy, so it is sent once.
+/// [`RetryLayer::for_reqwest`] sets it; a layer built with
+/// [`RetryLayer::new`] for `reqwest::Client` needs `.clone_request(TryClone)`
+/// (`reqwest::Request` is not `Clone`, so without it the layer does not
+/// compile).
 ///
 /// # Examples
 ///
@@ -44,11 +75,11 @@ impl<W: Fn() -> SystemTime> ClassifyResult<::reqwest::Response, ::reqwest::Error
 ///
 /// let layer = RetryLayer::new(
 ///     StandardRetryStrategy::new(),
-///     |delay: Duration| std::future::ready(()), // your runtime's timer
+///     |delay: Duration| std::future::ready(()), // another runtime's timer
 ///     ResponseClassifier::new(),
 /// )
 /// .clone_request(TryClone);
-/// let client = layer.layer(reqwest::Client::new()); // a tower Service of reqwest::Request
+/// let client = layer.layer(reqwest::Client::new());
 /// # let _ = client;
 /// ```
 #[derive(Debug, Clone, Copy, Default)]

@@ -36,7 +36,8 @@ pub struct AwsServiceDefaults {
     /// Error codes retried as transient for this service (both behaviours).
     pub transient_error_codes: &'static [&'static str],
     /// The service sends an `x-amz-crc32` checksum of the response body; a
-    /// mismatch is a retryable [`ChecksumMismatch`](crate::classify::ChecksumMismatch).
+    /// mismatch is a retryable failure
+    /// ([`Classified::retryable`](crate::Classified::retryable) with the status).
     /// For the HTTP integration, which computes it.
     pub checks_response_crc32: bool,
 }

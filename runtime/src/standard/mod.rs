@@ -250,16 +250,14 @@ impl StandardRetryStrategy {
         &self.settings.classifier
     }
 
-    /// What a retry after a failure with this verdict costs.
+    /// What a retry after a failure of this kind costs.
     #[must_use]
-    pub fn cost_of(&self, verdict: Verdict) -> u32 {
+    pub fn cost_of(&self, kind: RetryKind) -> u32 {
         let settings = &*self.settings;
-        if verdict.throttling {
-            settings.throttling_cost
-        } else if verdict.timeout {
-            settings.timeout_cost
-        } else {
-            settings.retry_cost
+        match kind {
+            RetryKind::Throttle => settings.throttling_cost,
+            RetryKind::Timeout => settings.timeout_cost,
+            RetryKind::Transient => settings.retry_cost,
         }
     }
 
@@ -331,7 +329,7 @@ impl RetryStrategy for StandardRetryStrategy {
         token: RetryToken,
         failure: &dyn FailureInfo,
     ) -> Result<RetryToken, TokenAcquisitionFailed> {
-        let verdict = self.settings.classifier.classify(failure);
+        let verdict = self.settings.classifier.verdict(failure);
         self.refresh_classified(token, failure, verdict)
     }
 
@@ -348,7 +346,7 @@ impl RetryStrategy for StandardRetryStrategy {
     /// is a throttle even when the failure does not say it is one. The same
     /// verdict prices the retry ([`cost_of`](Self::cost_of)).
     fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
-        RetryKind::of(self.settings.classifier.classify(failure))
+        self.settings.classifier.verdict(failure).kind()
     }
 
     /// What the [quota](Self::quota) has left.
@@ -380,7 +378,7 @@ impl StandardRetryStrategy {
         if let Err(why) = gates {
             return self.give_up(paid, failure, why);
         }
-        let cost = self.cost_of(verdict);
+        let cost = self.cost_of(verdict.kind());
         let previous = token.delay();
         let delay = || self.retry_delay(attempts, verdict.throttling, previous, retry_after);
         match self.quota.try_acquire(cost) {

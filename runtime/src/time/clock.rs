@@ -199,7 +199,7 @@ impl super::AsyncSleeper for ManualClock {
 /// A [`Clock`] on tokio's time, [`tokio::time::Instant::now`] (feature
 /// `tokio`): it stands still while tokio's clock is
 /// [paused](https://docs.rs/tokio/1/tokio/time/fn.pause.html) and moves with its auto-advance, so a budget
-/// works with [`TokioSleeper`](super::TokioSleeper) in virtual time.
+/// works with [`DefaultSleeper`](super::DefaultSleeper) (feature `tokio`) in virtual time.
 ///
 /// # Examples
 ///

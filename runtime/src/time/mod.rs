@@ -11,29 +11,22 @@
 //! |---|---|
 //! | [`Clock`] | a monotonic clock |
 //! | [`SystemClock`] | the real one: `Instant::now` (the executors' default) |
-//! | [`QuantaClock`] | the real one read through the CPU's counter, three times faster (adaptive mode's default) |
-//! | `CoarseClock` | the system's coarse clock: ticks every few ms, reads in a fraction of the time; for adaptive mode's hot path (feature `coarsetime`) |
-//! | [`TickingClock`] | the real one, advanced every 1 ms by a thread of its own: one atomic load a read; for adaptive mode's cheapest success path (opt-in) |
+//! | [`FastClock`] | the real one, read through the CPU's counter: as precise, cheaper to read (adaptive mode's default) |
+//! | [`CoarseClock`] | the real one in 1 ms steps, advanced by a thread of its own: the cheapest read, for adaptive mode's cheapest success path (opt-in) |
 //! | [`ManualClock`] | a virtual clock for tests, and a sleeper that advances it |
 //! | `TokioClock` | tokio's clock, which tokio's test utilities can pause (feature `tokio`) |
 //! | [`Sleeper`], [`DefaultSleeper`] | how the executors wait by default (the thread's sleep; tokio's timer in async code with the `tokio` feature); closures are sleepers |
-//! | [`AsyncSleeper`], `TokioSleeper` | how the async executor waits (feature `tokio` for tokio's timer); closures returning futures are sleepers |
+//! | [`AsyncSleeper`] | how the async executor waits: [`DefaultSleeper`] with the `tokio` feature, or a closure returning a future |
 
 mod clock;
-#[cfg(feature = "coarsetime")]
-mod coarse;
 mod first_since;
-mod quanta_clock;
+mod fast;
 mod sleep;
-mod ticking;
+mod coarse;
 
 #[cfg(feature = "tokio")]
 pub use clock::TokioClock;
 pub use clock::{Clock, ManualClock, SystemClock};
-#[cfg(feature = "coarsetime")]
-pub use coarse::CoarseClock;
-pub use quanta_clock::QuantaClock;
-#[cfg(feature = "tokio")]
-pub use sleep::TokioSleeper;
+pub use fast::FastClock;
 pub use sleep::{AsyncSleeper, DefaultSleeper, Sleeper};
-pub use ticking::TickingClock;
+pub use coarse::CoarseClock;

@@ -85,7 +85,7 @@ impl AsyncSleeper for DefaultSleeper {
 /// rebound depends on no async runtime. Every `Fn(Duration) -> impl Future`
 /// closure is a sleeper, so any runtime's timer plugs in as
 /// `|delay| runtime::sleep(delay)`; with the `tokio` feature,
-/// `TokioSleeper` is ready-made.
+/// [`DefaultSleeper`] is tokio's timer.
 ///
 /// # Examples
 ///
@@ -107,7 +107,7 @@ impl AsyncSleeper for DefaultSleeper {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot sleep in async code: it is not an `AsyncSleeper`",
     label = "not an async sleeper",
-    note = "`Retry::run_async` awaits its sleeper: set one with `.sleeper(|delay| tokio::time::sleep(delay))` (any runtime's timer), or `.sleeper(TokioSleeper)` with the `tokio` feature",
+    note = "`Retry::run_async` awaits its sleeper: set one with `.sleeper(|delay| tokio::time::sleep(delay))` (any runtime's timer), or enable the `tokio` feature and keep the default sleeper",
     note = "the default `DefaultSleeper` awaits tokio's timer only with the `tokio` feature; without it, it blocks the thread, so it only goes with `Retry::run`"
 )]
 pub trait AsyncSleeper {
@@ -125,38 +125,5 @@ impl<F: Fn(Duration) -> Fut, Fut: Future> AsyncSleeper for F {
     #[inline]
     fn sleep(&self, delay: Duration) -> Fut {
         self(delay)
-    }
-}
-
-/// An [`AsyncSleeper`] on tokio's timer, [`tokio::time::sleep`] (feature
-/// `tokio`). It follows [`tokio::time::pause`][pause], so tests with a
-/// paused clock run in virtual time.
-///
-/// Like every tokio timer, its futures must be made inside a tokio runtime;
-/// [`Retry::run_async`](crate::Retry::run_async) makes them while its own
-/// future is polled, so awaiting that future in a tokio task suffices.
-///
-/// [pause]: https://docs.rs/tokio/1/tokio/time/fn.pause.html
-///
-/// # Examples
-///
-/// ```
-/// use std::time::Duration;
-/// use rebound_runtime::time::{AsyncSleeper, TokioSleeper};
-///
-/// let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-/// runtime.block_on(async { TokioSleeper.sleep(Duration::from_millis(1)).await });
-/// ```
-#[cfg(feature = "tokio")]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TokioSleeper;
-
-#[cfg(feature = "tokio")]
-impl AsyncSleeper for TokioSleeper {
-    type Sleep = tokio::time::Sleep;
-
-    #[inline]
-    fn sleep(&self, delay: Duration) -> tokio::time::Sleep {
-        tokio::time::sleep(delay)
     }
 }

@@ -1,5 +1,5 @@
 //! [`CloneRequest`]: how a [`RetryService`](super::RetryService) gets a copy
-//! of a request for each attempt, and [`ByClone`], the default.
+//! of a request for each attempt, and `ByClone`, the default.
 
 /// Makes a copy of a request to send again: a retry needs a request of its
 /// own, since sending one consumes it.
@@ -9,7 +9,8 @@
 /// the outcome; a retry it grants is abandoned (with
 /// [`StopReason::RequestNotClonable`](crate::StopReason::RequestNotClonable)).
 ///
-/// Implemented by [`ByClone`] (the default, for `Clone` requests) and by
+/// Implemented by the layer's default (which clones: the request type must
+/// be `Clone`, or the layer does not compile) and by
 /// closures `Fn(&Req) -> Option<Req>`, for requests that can only sometimes
 /// be cloned: an `http::Request<B>` is `Clone` only when its body is, and a
 /// streaming body cannot be replayed at all (reqwest's `Request::try_clone`
@@ -19,9 +20,7 @@
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::tower::{ByClone, CloneRequest};
-///
-/// assert_eq!(ByClone.clone_request(&"GET /"), Some("GET /"));
+/// use rebound_runtime::tower::CloneRequest;
 ///
 /// // A request whose body is a one-shot stream cannot be sent again.
 /// enum Body {
@@ -40,22 +39,9 @@ pub trait CloneRequest<Req> {
     fn clone_request(&self, request: &Req) -> Option<Req>;
 }
 
-/// The default [`CloneRequest`] policy: every request is copied with
-/// [`Clone`], so every request can be retried.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::tower::{ByClone, CloneRequest};
-///
-/// #[derive(Clone, Debug, PartialEq)]
-/// struct GetItem {
-///     id: u64,
-/// }
-///
-/// let request = GetItem { id: 7 };
-/// assert_eq!(ByClone.clone_request(&request), Some(GetItem { id: 7 }));
-/// ```
+/// The layer's default [`CloneRequest`] policy: every request is copied
+/// with [`Clone`], so every request can be retried. Not named by users: it is
+/// the default type parameter of `RetryLayer`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ByClone;
 

@@ -1,4 +1,4 @@
-//! [`ResponseFuture`]: one request through a [`RetryService`](super::RetryService),
+//! its future: one request through a [`RetryService`](super::RetryService),
 //! as a state machine over the executors' request loop.
 
 use core::fmt;
@@ -9,12 +9,15 @@ use core::task::{Context, Poll, ready};
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use super::{ByClone, ClassifyResult, CloneRequest, RetryLayer};
+use super::classify::ClassifyResult;
+use super::clone_request::{ByClone, CloneRequest};
+use super::layer::RetryLayer;
 use crate::executor::classifier::Classify;
 use crate::executor::listen::{self, RetryListener};
 use crate::executor::request::{Action, InFlight, Request, Step};
 use crate::time::{AsyncSleeper, Clock, SystemClock};
-use crate::{Classified, FailureInfo, Hooks, RetryError, RetryStrategy, StopReason};
+use crate::executor::hooks::Hooks;
+use crate::{Classified, FailureInfo, RetryError, RetryStrategy, StopReason};
 
 pin_project! {
     /// The future a [`RetryService`](super::RetryService) returns for a

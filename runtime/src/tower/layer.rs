@@ -5,9 +5,11 @@ use std::fmt;
 
 use tower_layer::Layer;
 
-use super::{ByClone, RetryService};
+use super::clone_request::ByClone;
+use super::service::RetryService;
 use crate::time::{AsyncSleeper, Clock, SystemClock};
-use crate::{Hooks, RetryListener, RetryStrategy};
+use crate::executor::hooks::Hooks;
+use crate::{RetryListener, RetryStrategy};
 
 /// Retries the requests of the service it wraps with a
 /// [`RetryStrategy`]: the tower counterpart of [`Retry`](crate::Retry),
@@ -19,7 +21,7 @@ use crate::{Hooks, RetryListener, RetryStrategy};
 /// legacy, never, or an `Arc` of any strategy. Clones of the standard and
 /// adaptive strategies share their retry quota and rate limiter, so every
 /// request through the layer draws on the same ones. `Sl` is an
-/// [`AsyncSleeper`] (`TokioSleeper` with the `tokio` feature, or a closure
+/// [`AsyncSleeper`] (`DefaultSleeper` with the `tokio` feature, or a closure
 /// around any runtime's timer). `K` says which outcomes are failures: a
 /// [`ClassifyResult`](super::ClassifyResult).
 ///
@@ -32,10 +34,10 @@ use crate::{Hooks, RetryListener, RetryStrategy};
 /// | setting | default | setter |
 /// |---|---|---|
 /// | strategy, sleeper, classifier | none: given to [`new`](Self::new) | |
-/// | request copies for retries | [`ByClone`]: requests must be `Clone` | [`clone_request`](Self::clone_request) |
+/// | request copies for retries | `Clone`: requests must be `Clone` | [`clone_request`](Self::clone_request) |
 /// | clock | [`SystemClock`] | [`clock`](Self::clock) |
 /// | total-time budget | none | [`budget`](Self::budget) |
-/// | listener | none ([`Hooks`] with no closure) | [`listener`](Self::listener) |
+/// | listener | none | [`listener`](Self::listener) |
 ///
 /// Nothing about the configuration can fail: the strategy and sleeper are
 /// checked when the layer is built, the rest when it wraps a service.

@@ -11,10 +11,9 @@
 //! | item | what it is |
 //! |---|---|
 //! | [`RetryLayer`] | the settings: strategy, sleeper, classifier, request copies, clock, budget, listener |
-//! | [`RetryService`] | the wrapped service; its page says what a request returns |
-//! | [`ResponseFuture`] | its future: unboxed, `Send` and `'static` when its parts are |
+//! | [`RetryService`] | the wrapped service; its page says what a request returns; its future is unboxed, `Send` and `'static` when its parts are |
 //! | [`ClassifyResult`] | which outcomes are failures, and what they are (closures; `ResponseClassifier` with the `http` feature) |
-//! | [`CloneRequest`], [`ByClone`] | how a request is copied for a retry; **a request that cannot be copied is sent once, without retries** |
+//! | [`CloneRequest`] | how a request is copied for a retry: `Clone` by default, a closure, or `reqwest::TryClone`; a request type that is not `Clone` needs one, or the layer does not compile |
 //!
 //! # Examples
 //!
@@ -47,7 +46,7 @@
 //! let client = ServiceBuilder::new()
 //!     .layer(RetryLayer::new(
 //!         StandardRetryStrategy::for_http(), // Retry-After honoured up to 20 s; share one per client
-//!         |delay| tokio::time::sleep(delay), // or `TokioSleeper` (feature `tokio`)
+//!         |delay| tokio::time::sleep(delay), // or `DefaultSleeper` (feature `tokio`)
 //!         ResponseClassifier::new(),
 //!     ))
 //!     .service(client);
@@ -67,7 +66,6 @@ mod layer;
 mod service;
 
 pub use classify::ClassifyResult;
-pub use clone_request::{ByClone, CloneRequest};
-pub use future::ResponseFuture;
+pub use clone_request::CloneRequest;
 pub use layer::RetryLayer;
 pub use service::RetryService;

@@ -5,9 +5,13 @@ use std::fmt;
 
 use tower_service::Service;
 
-use super::{ByClone, ClassifyResult, CloneRequest, ResponseFuture, RetryLayer};
+use super::classify::ClassifyResult;
+use super::clone_request::{ByClone, CloneRequest};
+use super::future::ResponseFuture;
+use super::layer::RetryLayer;
 use crate::time::{AsyncSleeper, Clock, SystemClock};
-use crate::{Hooks, RetryError, RetryListener, RetryStrategy, StopReason};
+use crate::executor::hooks::Hooks;
+use crate::{RetryError, RetryListener, RetryStrategy, StopReason};
 
 /// A tower [`Service`] that sends each request to the service it wraps,
 /// again while the outcome is a failure the strategy retries. Made by a

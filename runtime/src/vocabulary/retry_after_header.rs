@@ -23,7 +23,7 @@ use std::time::{Duration, SystemTime};
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use rebound_runtime::classify::parse_retry_after;
+/// use rebound_runtime::internals::parse_retry_after;
 ///
 /// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_470); // 07:27:50
 /// assert_eq!(parse_retry_after("120", now), Some(Duration::from_secs(120)));

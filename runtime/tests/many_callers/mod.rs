@@ -13,14 +13,14 @@ use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::{AdaptiveRetryStrategy, Retry};
 use rebound_runtime::{
     RetryError,
-    time::{TokioClock, TokioSleeper},
+    time::{TokioClock, DefaultSleeper},
 };
 use tokio::time::Instant;
 
 /// The strategy under test, on tokio's (paused) clock.
 pub type Strategy = AdaptiveRetryStrategy<TokioClock>;
 /// The executor every request runs through.
-pub type Executor = Retry<Arc<Strategy>, TokioSleeper, TokioClock>;
+pub type Executor = Retry<Arc<Strategy>, DefaultSleeper, TokioClock>;
 /// A scripted response.
 pub type Response = Result<(), HttpErrorResponse>;
 
@@ -190,7 +190,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// An executor for `world`'s strategy on tokio's clock.
 pub fn executor(world: &World, budget: Option<Duration>) -> Arc<Executor> {
     let retry = Retry::new(Arc::clone(&world.strategy))
-        .sleeper(TokioSleeper)
+        .sleeper(DefaultSleeper)
         .clock(TokioClock);
     Arc::new(match budget {
         Some(budget) => retry.budget(budget),
