@@ -54,7 +54,6 @@ use axum::routing::get;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rebound::http::ResponseClassifier;
 use rebound::rate_limiter::{AcquireMode, ClientRateLimiter};
-use rebound::time::DefaultSleeper;
 use rebound::{
     AdaptiveRetryStrategy, Classified, FailureInfo, NeverRetryStrategy, Retry, RetryBehavior,
     RetryStrategy, StandardRetryStrategy, TransportFailure,

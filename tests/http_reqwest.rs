@@ -14,9 +14,9 @@ use rebound::http::ResponseClassifier;
 use rebound::reqwest::RequestBuilderExt as _;
 use rebound::time::ManualClock;
 use rebound::{
-    AdaptiveRetryStrategy, ErrorInfo as _, FailureInfo, Retry, RetryBehavior, RetryKind, RetryStrategy,
-    RetryToken, StandardRetryStrategy, StopReason, TokenAcquisitionFailed, TokenIssuer,
-    TransportFailure,
+    AdaptiveRetryStrategy, ErrorInfo as _, FailureInfo, Retry, RetryBehavior, RetryKind,
+    RetryStrategy, RetryToken, StandardRetryStrategy, StopReason, TokenAcquisitionFailed,
+    TokenIssuer, TransportFailure,
 };
 use support::scripted_server::{Reply, Server};
 use support::slept::Slept;

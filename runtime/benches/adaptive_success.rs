@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rebound_runtime::classify::HttpErrorResponse;
-use rebound_runtime::time::{Clock, FastClock, SystemClock, CoarseClock};
+use rebound_runtime::time::{Clock, CoarseClock, FastClock, SystemClock};
 use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, SendPermit, StandardRetryStrategy};
 
 /// A clock `C` running 1000 times faster, from the first reading on.

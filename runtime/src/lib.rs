@@ -102,9 +102,7 @@ pub mod waiter;
 
 pub use adaptive::{AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
 pub use backoff::{Backoff, RetryAfterPolicy};
-pub use executor::{
-    GiveUpEvent, Retry, RetryError, RetryEvent, RetryListener, StopReason,
-};
+pub use executor::{GiveUpEvent, Retry, RetryError, RetryEvent, RetryListener, StopReason};
 pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
 pub use quota::RetryQuota;
@@ -144,7 +142,6 @@ pub mod internals {
         TRANSIENT_STATUS_CODES, is_transient_status,
     };
     pub use crate::classify::response::parse_x_amz_retry_after;
-    pub use crate::vocabulary::retry_after_header::parse_retry_after;
     pub use crate::legacy::botocore::{
         BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
         BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,
@@ -163,6 +160,7 @@ pub mod internals {
         JAVASCRIPT_V2_MAX_RETRIES, JAVASCRIPT_V2_THROTTLING_ERROR_CODES,
         javascript_v2_is_throttling, javascript_v2_retries_response,
     };
+    pub use crate::rate_limiter::acquire::RateLimited;
     pub use crate::rate_limiter::cubic::{BETA, CubicCalculator, CubicParams, SCALE_CONSTANT};
     pub use crate::rate_limiter::send_rate::{SMOOTHING, SendRateMeter, TIME_BUCKET_RANGE};
     pub use crate::rate_limiter::state::{
@@ -170,4 +168,5 @@ pub mod internals {
     };
     pub use crate::rate_limiter::token_bucket::{MIN_CAPACITY, MIN_FILL_RATE, SendTokenBucket};
     pub use crate::standard::MAX_BACKOFF;
+    pub use crate::vocabulary::retry_after_header::parse_retry_after;
 }

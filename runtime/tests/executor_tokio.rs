@@ -9,7 +9,7 @@ use executor_support::{Failure, ms, standard, throttled_fail_fast};
 use rebound_runtime::Retry;
 use rebound_runtime::{
     StopReason,
-    time::{TokioClock, DefaultSleeper},
+    time::{DefaultSleeper, TokioClock},
 };
 
 #[tokio::test(start_paused = true)]
@@ -81,7 +81,9 @@ async fn a_closure_around_tokio_sleep_is_a_sleeper() {
 async fn the_future_can_be_spawned() {
     let strategy = std::sync::Arc::new(standard());
     let task = tokio::spawn(async move {
-        let retry = Retry::new(strategy).sleeper(DefaultSleeper).clock(TokioClock);
+        let retry = Retry::new(strategy)
+            .sleeper(DefaultSleeper)
+            .clock(TokioClock);
         retry
             .run_async(|attempt| async move {
                 if attempt < 2 {

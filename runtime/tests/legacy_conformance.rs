@@ -26,10 +26,7 @@ use std::sync::{Arc, Mutex};
 
 use common::load_conformance;
 use rebound_runtime::{Classified, FailureInfo, RetryStrategy, TokenAcquisitionFailed};
-use rebound_runtime::{
-    TransportFailure,
-    classify::HttpErrorResponse,
-};
+use rebound_runtime::{TransportFailure, classify::HttpErrorResponse};
 use rebound_runtime::{
     internals::{CRC32_HEADER, crc32, crc32_matches},
     legacy::{LegacyPreset, LegacyRetryStrategy},
@@ -527,7 +524,8 @@ fn handler_checkers_are_the_preset_rules() {
                 strategy.classify(&transport_failure(class).0)
             };
             assert_eq!(
-                verdict.is_some(), expected,
+                verdict.is_some(),
+                expected,
                 "{service} {class}: {description}"
             );
             checked += 1;

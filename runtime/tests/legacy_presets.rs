@@ -9,10 +9,7 @@ use std::time::Duration;
 
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
 use rebound_runtime::{Classified, FailureInfo, RetryKind, RetryStrategy, TokenAcquisitionFailed};
-use rebound_runtime::{
-    TransportFailure,
-    classify::HttpErrorResponse,
-};
+use rebound_runtime::{TransportFailure, classify::HttpErrorResponse};
 
 const MS: fn(u64) -> Duration = Duration::from_millis;
 

@@ -22,12 +22,11 @@ use std::time::Duration;
 
 use common::load_conformance;
 use rebound_runtime::{
-    AwsServiceDefaults, Classified, ErrorInfo, FailureInfo, RetryBehavior, RetryQuota, RetrySafety,
-    RetryKind, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed, backoff::Backoff,
+    AwsServiceDefaults, Classified, ErrorInfo, FailureInfo, RetryBehavior, RetryKind, RetryQuota,
+    RetrySafety, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed, backoff::Backoff,
 };
 use rebound_runtime::{
-    TransportFailure,
-    classify::HttpErrorResponse, internals::parse_x_amz_retry_after,
+    TransportFailure, classify::HttpErrorResponse, internals::parse_x_amz_retry_after,
 };
 use serde_json::Value;
 

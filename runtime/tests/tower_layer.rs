@@ -585,7 +585,11 @@ fn the_future_is_send_and_static() {
         .layer(Mock::always(200));
     assert_future_send_static(&adaptive);
     assert_send_static(&adaptive);
-    assert_send_static(&RetryLayer::new(NeverRetryStrategy, sleeper, classify as Classify));
+    assert_send_static(&RetryLayer::new(
+        NeverRetryStrategy,
+        sleeper,
+        classify as Classify,
+    ));
 }
 
 #[test]

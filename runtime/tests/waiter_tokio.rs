@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use rebound_runtime::time::{TokioClock, DefaultSleeper};
+use rebound_runtime::time::{DefaultSleeper, TokioClock};
 use rebound_runtime::waiter::{GiveUpReason, PollStatus, WaitError, Waiter};
 
 #[tokio::test(start_paused = true)]

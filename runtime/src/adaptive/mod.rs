@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
-use crate::rate_limiter::{AcquireMode, ClientRateLimiter, CubicShape, RateLimited};
+use crate::rate_limiter::{AcquireMode, ClientRateLimiter, CubicShape};
 use crate::time::{Clock, FastClock};
 use crate::{
     FailureInfo, Partitions, RetryKind, RetryStrategy, RetryToken, SendPermit,
@@ -441,12 +441,12 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     /// Takes a send token now if one is available, without waiting and
     /// whatever the [`AcquireMode`]: for callers that drive the limiter
     /// themselves instead of through an executor.
-    ///
-    /// # Errors
-    ///
-    /// [`RateLimited`], with the wait until a token would be available.
-    pub fn try_acquire_send(&self) -> Result<(), RateLimited> {
-        self.limiter.try_acquire(self.now())
+    /// [`SendPermit::Wait`] says how long until a token would be available.
+    pub fn try_acquire_send(&self) -> SendPermit {
+        match self.limiter.try_acquire(self.now()) {
+            Ok(()) => SendPermit::Granted,
+            Err(limited) => SendPermit::Wait(limited.wait()),
+        }
     }
 
     /// The rest of [`acquire_send_permit`](RetryStrategy::acquire_send_permit)

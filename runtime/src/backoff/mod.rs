@@ -13,8 +13,9 @@ mod retry_after;
 
 use core::time::Duration;
 
-pub use random::{RandomSource, SeededRandom, ThreadRandom};
-pub use retry_after::{RetryAfterExceedsCeiling, RetryAfterPolicy};
+pub(crate) use random::ThreadRandom;
+pub use random::{RandomSource, SeededRandom};
+pub use retry_after::RetryAfterPolicy;
 
 /// A backoff formula. `attempt` is the 1-based number of the attempt that
 /// just failed, so the first retry uses `base * 2^0`.

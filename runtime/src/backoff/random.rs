@@ -44,7 +44,7 @@ impl<F: Fn() -> f64 + Send + Sync> RandomSource for F {
 /// The default source: the thread-local generator of [`rand::rng()`], seeded
 /// from the operating system. No lock, no allocation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ThreadRandom;
+pub(crate) struct ThreadRandom;
 
 impl RandomSource for ThreadRandom {
     #[inline]

@@ -37,8 +37,8 @@ use super::secs_to_duration;
 /// // A minimum up to a ceiling; above it, the strategy gives up.
 /// let at_least = RetryAfterPolicy::AtLeast { ceiling: secs(60) };
 /// assert_eq!(at_least.apply(t, Some(secs(30))), secs(30));
-/// assert!(at_least.check(Some(secs(30))).is_ok());
-/// assert!(at_least.check(Some(secs(3600))).is_err());
+/// assert!(at_least.honours(Some(secs(30))));
+/// assert!(!at_least.honours(Some(secs(3600))));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RetryAfterPolicy {
@@ -75,24 +75,27 @@ impl RetryAfterPolicy {
         max_additional: Duration::from_secs(5),
     };
 
-    /// Whether a retry may follow this hint at all.
-    ///
-    /// # Errors
-    ///
-    /// [`RetryAfterExceedsCeiling`] for an [`AtLeast`](Self::AtLeast) policy
-    /// and a hint above its ceiling.
-    pub fn check(&self, hint: Option<Duration>) -> Result<(), RetryAfterExceedsCeiling> {
+    /// Whether a retry may follow this hint at all: `false` only for an
+    /// [`AtLeast`](Self::AtLeast) policy and a hint above its ceiling.
+    #[must_use]
+    pub fn honours(&self, hint: Option<Duration>) -> bool {
+        self.refusal(hint).is_none()
+    }
+
+    /// The hint and the ceiling, when the hint is above the ceiling of an
+    /// [`AtLeast`](Self::AtLeast) policy.
+    pub(crate) fn refusal(&self, hint: Option<Duration>) -> Option<(Duration, Duration)> {
         match (*self, hint) {
             (Self::AtLeast { ceiling }, Some(requested)) if requested > ceiling => {
-                Err(RetryAfterExceedsCeiling { requested, ceiling })
+                Some((requested, ceiling))
             }
-            _ => Ok(()),
+            _ => None,
         }
     }
 
     /// The delay once `hint` is taken into account. For
-    /// [`AtLeast`](Self::AtLeast), call [`check`](Self::check) first: `apply`
-    /// itself does not enforce the ceiling.
+    /// [`AtLeast`](Self::AtLeast), ask [`honours`](Self::honours) first:
+    /// `apply` itself does not enforce the ceiling.
     #[must_use]
     pub fn apply(&self, backoff: Duration, hint: Option<Duration>) -> Duration {
         secs_to_duration(self.apply_secs(backoff.as_secs_f64(), hint))
@@ -111,27 +114,4 @@ impl RetryAfterPolicy {
             Self::AtLeast { .. } => backoff.max(hint),
         }
     }
-}
-
-/// A retry-after hint above the ceiling of a
-/// [`RetryAfterPolicy::AtLeast`] policy.
-///
-/// # Examples
-///
-/// ```
-/// use std::time::Duration;
-/// use rebound_runtime::backoff::RetryAfterPolicy;
-///
-/// let policy = RetryAfterPolicy::AtLeast { ceiling: Duration::from_secs(60) };
-/// let err = policy.check(Some(Duration::from_secs(7200))).unwrap_err();
-/// assert_eq!(err.requested, Duration::from_secs(7200));
-/// assert_eq!(err.to_string(), "the service asked to wait 7200s, more than the 60s ceiling");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the service asked to wait {requested:?}, more than the {ceiling:?} ceiling")]
-pub struct RetryAfterExceedsCeiling {
-    /// The wait the service asked for.
-    pub requested: Duration,
-    /// The longest wait the policy honours.
-    pub ceiling: Duration,
 }

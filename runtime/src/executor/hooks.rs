@@ -50,4 +50,3 @@ where
         self.on_give_up.call(event);
     }
 }
-

@@ -32,26 +32,8 @@ fn single_value<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 /// the first `:`, then after the first `#`, as the Smithy AWS protocols
 /// specify), else `x-amzn-query-error` (the part before the first `;`).
 /// `None` when neither is present, usable or non-empty.
-///
-/// # Examples
-///
-/// ```
-/// use http::{HeaderMap, HeaderValue};
-/// use rebound_runtime::http::aws_error_code;
-///
-/// let mut headers = HeaderMap::new();
-/// headers.insert(
-///     "x-amzn-ErrorType",
-///     HeaderValue::from_static("aws.protocoltests#ThrottlingException:http://internal.amazon.com/"),
-/// );
-/// assert_eq!(aws_error_code(&headers), Some("ThrottlingException"));
-///
-/// let mut headers = HeaderMap::new();
-/// headers.insert("x-amzn-query-error", HeaderValue::from_static("AWS.SimpleQueueService.NonExistentQueue;Sender"));
-/// assert_eq!(aws_error_code(&headers), Some("AWS.SimpleQueueService.NonExistentQueue"));
-/// ```
 #[must_use]
-pub fn aws_error_code(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn aws_error_code(headers: &HeaderMap) -> Option<&str> {
     let from_error_type = single_value(headers, AMZN_ERROR_TYPE).map(|value| {
         let value = value.split(':').next().unwrap_or(value);
         value.split_once('#').map_or(value, |(_, name)| name)
@@ -72,28 +54,8 @@ pub fn aws_error_code(headers: &HeaderMap) -> Option<&str> {
 /// (delta-seconds, or an HTTP-date measured from `now`; the date form needs
 /// the `httpdate` feature, which `http` enables). `None` when neither gives a
 /// valid hint.
-///
-/// # Examples
-///
-/// ```
-/// use std::time::{Duration, SystemTime};
-/// use http::{HeaderMap, HeaderValue};
-/// use rebound_runtime::http::retry_after;
-///
-/// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_470); // 07:27:50
-/// let mut headers = HeaderMap::new();
-/// headers.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
-/// assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(10)));
-///
-/// headers.insert("x-amz-retry-after", HeaderValue::from_static("1500"));
-/// assert_eq!(retry_after(&headers, now), Some(Duration::from_millis(1500)));
-///
-/// headers.insert("retry-after", HeaderValue::from_static("-1"));
-/// headers.remove("x-amz-retry-after");
-/// assert_eq!(retry_after(&headers, now), None);
-/// ```
 #[must_use]
-pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     single_value(headers, AMZ_RETRY_AFTER)
         .and_then(parse_x_amz_retry_after)
         .or_else(|| {
@@ -104,6 +66,49 @@ pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_error_code_of_each_protocol() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "x-amzn-ErrorType",
+            HeaderValue::from_static(
+                "aws.protocoltests#ThrottlingException:http://internal.amazon.com/",
+            ),
+        );
+        assert_eq!(aws_error_code(&headers), Some("ThrottlingException"));
+
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "x-amzn-query-error",
+            HeaderValue::from_static("AWS.SimpleQueueService.NonExistentQueue;Sender"),
+        );
+        assert_eq!(
+            aws_error_code(&headers),
+            Some("AWS.SimpleQueueService.NonExistentQueue")
+        );
+    }
+
+    #[test]
+    fn x_amz_retry_after_wins_over_retry_after() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_470); // 07:27:50
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(10)));
+
+        headers.insert("x-amz-retry-after", HeaderValue::from_static("1500"));
+        assert_eq!(
+            retry_after(&headers, now),
+            Some(Duration::from_millis(1500))
+        );
+
+        headers.insert("retry-after", HeaderValue::from_static("-1"));
+        headers.remove("x-amz-retry-after");
+        assert_eq!(retry_after(&headers, now), None);
+    }
     use ::http::HeaderValue;
 
     use super::*;

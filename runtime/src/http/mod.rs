@@ -10,8 +10,8 @@
 //! | throttle | the status | 429 is a throttle ([`throttle_on_429`](ResponseClassifier::throttle_on_429)) |
 //! | error code | `x-amzn-ErrorType` (REST-JSON, JSON 1.x) | the part before the first `:`, after the first `#` |
 //! | error code | `x-amzn-query-error` (AWS query) | the part before the first `;` |
-//! | retry-after hint | `x-amz-retry-after` | whole milliseconds ([`parse_x_amz_retry_after`](crate::classify::parse_x_amz_retry_after)) |
-//! | retry-after hint | `Retry-After` | delta-seconds or an HTTP-date, against the classifier's wall clock ([`parse_retry_after`](crate::classify::parse_retry_after)) |
+//! | retry-after hint | `x-amz-retry-after` | whole milliseconds |
+//! | retry-after hint | `Retry-After` | delta-seconds or an HTTP-date, against the classifier's wall clock |
 //!
 //! A code the caller parsed from the body wins over the headers':
 //! [`classify_with_code`](ResponseClassifier::classify_with_code). The
@@ -29,4 +29,3 @@ mod classifier;
 mod headers;
 
 pub use classifier::ResponseClassifier;
-pub use headers::{aws_error_code, retry_after};

@@ -110,7 +110,7 @@ pub const LIMIT_EXCEEDED_STATUS: u16 = 509;
 /// `request_throttled_exception`, `throttling` and `throughput_exceeded`
 /// policies). A subset of
 /// the standard mode's throttling codes
-/// ([`is_throttling_error_code`](crate::classify::is_throttling_error_code)).
+/// (the AWS SDKs' list).
 ///
 /// # Examples
 ///

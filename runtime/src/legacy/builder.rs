@@ -18,7 +18,7 @@ use crate::backoff::RandomSource;
 /// | [`max_attempts`](Self::max_attempts) | [`LegacyPreset::default_max_attempts`] |
 /// | [`max_backoff`](Self::max_backoff) | [`LegacyPreset::default_max_backoff`] (Java 20 s, else none) |
 /// | [`retry_after_ceiling`](Self::retry_after_ceiling) | [`DEFAULT_RETRY_AFTER_CEILING`](LegacyRetryStrategy::DEFAULT_RETRY_AFTER_CEILING) (60 s) |
-/// | [`random`](Self::random) | [`ThreadRandom`](crate::backoff::ThreadRandom) |
+/// | [`random`](Self::random) | the thread-local generator of `rand::rng()` |
 ///
 /// # Examples
 ///

@@ -96,7 +96,7 @@ pub const JAVASCRIPT_V2_BASE_DELAY: Duration = Duration::from_millis(100);
 pub const JAVASCRIPT_V2_DYNAMODB_BASE_DELAY: Duration = Duration::from_millis(50);
 
 /// The throttling codes of the JavaScript 2.x SDK's `throttledError` (fewer
-/// than the standard mode's ([`is_throttling_error_code`](crate::classify::is_throttling_error_code)):
+/// than the standard mode's (the AWS SDKs' list):
 /// `SlowDown`, `BandwidthLimitExceeded`, ... are retried there only by
 /// their 5xx status).
 ///

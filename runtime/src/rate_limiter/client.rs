@@ -20,12 +20,12 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// [`AdaptiveRetryStrategy::partitions`](crate::AdaptiveRetryStrategy::partitions)
 /// keeps one per key.
 ///
-/// Driving it: call [`acquire`](Self::acquire) (or
-/// [`try_acquire`](Self::try_acquire)) before every send attempt — first
-/// or retry, one token each once enabled, as in botocore (aws-smithy-runtime
-/// charges retries more) — and [`on_response`](Self::on_response) after
-/// every response with the throttling verdict. Times are `f64` seconds on one clock of your choice
-/// (see [`RateLimiterState`]).
+/// [`AdaptiveRetryStrategy`](crate::AdaptiveRetryStrategy) drives it: one
+/// send token before every attempt, first or retry, one token each once
+/// enabled, as in botocore (aws-smithy-runtime charges retries more); and
+/// every response with its throttling verdict. What it shows is whether it
+/// is on ([`is_enabled`](Self::is_enabled)), its [`AcquireMode`] and the
+/// measured [`send_rate`](Self::send_rate).
 ///
 /// # Which responses take a lock, and why
 ///
@@ -69,20 +69,18 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// measure these paths.
 ///
 /// ```
-/// use std::sync::Arc;
-/// use rebound_runtime::rate_limiter::{AcquireMode, ClientRateLimiter};
+/// use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, SendPermit};
+/// use rebound_runtime::classify::HttpErrorResponse;
 ///
-/// let limiter = Arc::new(ClientRateLimiter::new(0.0).with_acquire_mode(AcquireMode::FailFast));
-/// assert!(limiter.try_acquire(0.0).is_ok()); // disabled until the first throttle
-/// limiter.on_response(0.1, true);
-/// limiter.on_response(0.2, true);
+/// let strategy = AdaptiveRetryStrategy::new();
+/// let limiter = strategy.rate_limiter();
+/// assert!(!limiter.is_enabled()); // off until the first throttle
+/// let token = strategy.acquire_initial_token()?;
+/// let throttled = HttpErrorResponse::new(400).with_code("ThrottlingException");
+/// let token = strategy.refresh_retry_token(token, &throttled)?;
 /// assert!(limiter.is_enabled());
-/// let mut clock = 0.2;
-/// // Short of tokens: fail fast, saying how long blocking would have taken.
-/// let err = limiter.acquire(|| clock, |_| unreachable!("fail-fast never sleeps")).unwrap_err();
-/// assert!(err.wait() > std::time::Duration::ZERO);
-/// clock += err.wait_secs();
-/// assert!(limiter.try_acquire(clock).is_ok());
+/// # let _ = (token, SendPermit::Granted);
+/// # Ok::<(), rebound_runtime::TokenAcquisitionFailed>(())
 /// ```
 #[derive(Debug)]
 pub struct ClientRateLimiter {
@@ -110,9 +108,14 @@ pub struct ClientRateLimiter {
 /// waiting caller before it asks again.
 const RECHECK_SECS: f64 = 0.25;
 
+// The methods taking `f64` seconds are the reference's interface: public for
+// the conformance tests, the fuzz targets and the benchmarks, hidden from the
+// documentation and exempt from semantic versioning. Users drive the limiter
+// through `AdaptiveRetryStrategy`.
 impl ClientRateLimiter {
     /// A disabled limiter created at `now` (botocore's initial state), which
     /// blocks when short of tokens.
+    #[doc(hidden)]
     pub fn new(now: f64) -> Self {
         Self::from_state(RateLimiterState::new(now))
     }
@@ -133,6 +136,7 @@ impl ClientRateLimiter {
 
     /// Sets what [`acquire`](Self::acquire) does when short of tokens.
     #[must_use]
+    #[doc(hidden)]
     pub fn with_acquire_mode(mut self, mode: AcquireMode) -> Self {
         self.mode = mode;
         self
@@ -142,6 +146,7 @@ impl ClientRateLimiter {
     /// [`CubicShape::BOTOCORE`]; the others are opt-in variants, not the
     /// reference's algorithm).
     #[must_use]
+    #[doc(hidden)]
     pub fn with_cubic_shape(mut self, shape: CubicShape) -> Self {
         let state = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
         apply_logged(&self.responses, state);
@@ -172,7 +177,8 @@ impl ClientRateLimiter {
     /// This is the building block for asynchronous callers:
     ///
     /// ```
-    /// # use rebound_runtime::rate_limiter::{AcquireMode, ClientRateLimiter, RateLimited};
+    /// # use rebound_runtime::rate_limiter::{AcquireMode, ClientRateLimiter};
+    /// # use rebound_runtime::internals::RateLimited;
     /// # async fn sleep(_: std::time::Duration) {}
     /// # fn now() -> f64 { 0.0 }
     /// async fn before_send(limiter: &ClientRateLimiter) -> Result<(), RateLimited> {
@@ -187,6 +193,7 @@ impl ClientRateLimiter {
     ///     }
     /// }
     /// ```
+    #[doc(hidden)]
     pub fn try_acquire(&self, now: f64) -> Result<(), RateLimited> {
         if !self.is_enabled() {
             return Ok(());
@@ -260,6 +267,7 @@ impl ClientRateLimiter {
     /// }
     /// assert!(first.is_none() && second.is_some()); // served, still waiting
     /// ```
+    #[doc(hidden)]
     pub fn try_acquire_in_turn(
         &self,
         now: f64,
@@ -337,6 +345,7 @@ impl ClientRateLimiter {
     ///     .acquire(|| start.elapsed().as_secs_f64(), |limited| std::thread::sleep(limited.wait()))
     ///     .unwrap();
     /// ```
+    #[doc(hidden)]
     pub fn acquire(
         &self,
         mut clock: impl FnMut() -> f64,
@@ -369,6 +378,7 @@ impl ClientRateLimiter {
     /// `is_throttle = false`): botocore's hook runs for them too, so they
     /// count towards the measured rate and the CUBIC recovery.
     #[inline]
+    #[doc(hidden)]
     pub fn on_response(&self, now: f64, is_throttle: bool) {
         // An attempt sent after every cut (at +infinity): every throttle cuts,
         // exactly as the reference's response does.

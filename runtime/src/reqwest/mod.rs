@@ -15,7 +15,9 @@
 //!   its status and headers ([`ResponseClassifier`](crate::http::ResponseClassifier):
 //!   the AWS error code, `Retry-After`, `x-amz-retry-after`), a failed send
 //!   from the error, and the request is cloned for each retry.
-//! - [`classify_response`] is the classification alone, for your own loop.
+//! - [`ResponseClassifier::classify`](crate::http::ResponseClassifier::classify)
+//!   on a response's status and headers is the classification alone, for
+//!   your own loop.
 //! - With the `tower` feature too, `reqwest::Client` (a tower `Service`)
 //!   goes under `tower::RetryLayer`, with
 //!   [`ResponseClassifier`](crate::http::ResponseClassifier) as the
@@ -58,6 +60,6 @@ mod send;
 #[cfg(feature = "tower")]
 mod tower;
 
-pub use send::{RequestBuilderExt, classify_response};
+pub use send::RequestBuilderExt;
 #[cfg(feature = "tower")]
 pub use tower::TryClone;

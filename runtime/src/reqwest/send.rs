@@ -13,30 +13,6 @@ use crate::{
     FailureInfo, Retry, RetryError, RetryListener, RetryStrategy, StopReason, TransportFailure,
 };
 
-/// The failure a response is, or `None` for a success (status below 400):
-/// [`ResponseClassifier::classify`] on the response's status and headers,
-/// with the system clock for `Retry-After` dates.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::reqwest::classify_response;
-/// use rebound_runtime::{ErrorInfo, RetryInfo};
-///
-/// let response = http::Response::builder()
-///     .status(429)
-///     .header("Retry-After", "2")
-///     .body("slow down")?;
-/// let failure = classify_response(&reqwest::Response::from(response)).expect("an error");
-/// assert!(failure.is_throttle());
-/// assert_eq!(failure.retry_after(), Some(std::time::Duration::from_secs(2)));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[must_use]
-pub fn classify_response(response: &Response) -> Option<HttpErrorResponse> {
-    ResponseClassifier::new().classify(response.status(), response.headers())
-}
-
 mod sealed {
     pub trait Sealed {}
     impl Sealed for ::reqwest::RequestBuilder {}

@@ -32,7 +32,7 @@ use crate::{
 /// | [`long_polling`](Self::long_polling) | `false` | the service default (SQS `ReceiveMessage`, ...) |
 /// | unmodeled 429 is throttling | no | yes |
 /// | [`quota`](Self::quota) | a new [`RetryQuota`] of 500 | same |
-/// | [`random`](Self::random) | [`ThreadRandom`] | same |
+/// | [`random`](Self::random) | the thread-local generator of `rand::rng()` | same |
 ///
 /// # Examples
 ///

@@ -372,8 +372,7 @@ impl StandardRetryStrategy {
         let retry_after = failure.retry_after();
         let gates =
             crate::give_up::check(attempts, verdict.retryable, settings.max_attempts, || {
-                let refused = settings.retry_after.check(retry_after).err()?;
-                Some((refused.requested, refused.ceiling))
+                settings.retry_after.refusal(retry_after)
             });
         if let Err(why) = gates {
             return self.give_up(paid, failure, why);

@@ -19,14 +19,14 @@
 //! | [`AsyncSleeper`] | how the async executor waits: [`DefaultSleeper`] with the `tokio` feature, or a closure returning a future |
 
 mod clock;
-mod first_since;
-mod fast;
-mod sleep;
 mod coarse;
+mod fast;
+mod first_since;
+mod sleep;
 
 #[cfg(feature = "tokio")]
 pub use clock::TokioClock;
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use coarse::CoarseClock;
 pub use fast::FastClock;
 pub use sleep::{AsyncSleeper, DefaultSleeper, Sleeper};
-pub use coarse::CoarseClock;

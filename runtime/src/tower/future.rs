@@ -13,10 +13,10 @@ use super::classify::ClassifyResult;
 use super::clone_request::{ByClone, CloneRequest};
 use super::layer::RetryLayer;
 use crate::executor::classifier::Classify;
+use crate::executor::hooks::Hooks;
 use crate::executor::listen::{self, RetryListener};
 use crate::executor::request::{Action, InFlight, Request, Step};
 use crate::time::{AsyncSleeper, Clock, SystemClock};
-use crate::executor::hooks::Hooks;
 use crate::{Classified, FailureInfo, RetryError, RetryStrategy, StopReason};
 
 pin_project! {

@@ -7,8 +7,8 @@ use tower_layer::Layer;
 
 use super::clone_request::ByClone;
 use super::service::RetryService;
-use crate::time::{AsyncSleeper, Clock, SystemClock};
 use crate::executor::hooks::Hooks;
+use crate::time::{AsyncSleeper, Clock, SystemClock};
 use crate::{RetryListener, RetryStrategy};
 
 /// Retries the requests of the service it wraps with a

@@ -9,8 +9,8 @@ use super::classify::ClassifyResult;
 use super::clone_request::{ByClone, CloneRequest};
 use super::future::ResponseFuture;
 use super::layer::RetryLayer;
-use crate::time::{AsyncSleeper, Clock, SystemClock};
 use crate::executor::hooks::Hooks;
+use crate::time::{AsyncSleeper, Clock, SystemClock};
 use crate::{RetryError, RetryListener, RetryStrategy, StopReason};
 
 /// A tower [`Service`] that sends each request to the service it wraps,

@@ -30,8 +30,7 @@ use std::time::SystemTime;
 /// The rule, documented on the derive: a [`Duration`] is the hint itself; an
 /// integer is a number of whole seconds, and a negative integer means "no
 /// hint" (models use `-1` as "absent"); a `String` is an HTTP `Retry-After`
-/// value (delta-seconds or an HTTP-date, see
-/// [`parse_retry_after`](crate::classify::parse_retry_after)), and one that
+/// value (delta-seconds or an HTTP-date, RFC 9110), and one that
 /// does not parse means "no hint"; a [`SystemTime`] asks to wait until then;
 /// `Option::None` means "no hint".
 #[diagnostic::on_unimplemented(

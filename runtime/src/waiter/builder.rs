@@ -68,7 +68,7 @@ pub enum WaiterConfigError {
 /// | maximum number of polls | none: the budget bounds the polling | [`max_polls`](Self::max_polls) |
 /// | total-time budget | 300 s | [`budget`](Self::budget) |
 /// | jitter | on | [`jitter`](Self::jitter) |
-/// | random source of the jitter | [`ThreadRandom`] | [`random`](Self::random) |
+/// | random source of the jitter | the thread-local generator of `rand::rng()` | [`random`](Self::random) |
 /// | sleeper | [`DefaultSleeper`] (the thread's sleep; tokio's timer in [`wait_async`](Waiter::wait_async) with the `tokio` feature) | [`sleeper`](Self::sleeper) |
 /// | clock | [`SystemClock`] | [`clock`](Self::clock) |
 ///
@@ -247,7 +247,7 @@ impl<Sl, C> WaiterBuilder<Sl, C> {
 
     /// Where the jitter comes from: [`SeededRandom`](crate::backoff::SeededRandom) for
     /// reproducible runs, a closure to inject exact draws. Default:
-    /// [`ThreadRandom`].
+    /// the thread-local generator of `rand::rng()`.
     ///
     /// # Examples
     ///

@@ -14,7 +14,7 @@ use rebound_runtime::rate_limiter::AcquireMode;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{
     ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, RetryStrategy, RetryToken,
-    StandardRetryStrategy, TokenAcquisitionFailed, TokenIssuer,
+    SendPermit, StandardRetryStrategy, TokenAcquisitionFailed, TokenIssuer,
 };
 
 pub const fn ms(millis: u64) -> Duration {
@@ -100,7 +100,10 @@ fn throttled(
     let throttle = rebound_runtime::classify::HttpErrorResponse::new(429).with_throttle(true);
     let _ = strategy.refresh_retry_token(token, &throttle);
     assert!(strategy.rate_limiter().is_enabled());
-    assert!(strategy.try_acquire_send().is_err(), "the bucket is empty");
+    assert!(
+        matches!(strategy.try_acquire_send(), SendPermit::Wait(_)),
+        "the bucket is empty"
+    );
     strategy
 }
 
@@ -139,21 +142,21 @@ pub fn assert_dropping_leaves_the_send_line<F: Future>(
     strategy: &rebound_runtime::AdaptiveRetryStrategy<ManualClock>,
     request: F,
 ) {
-    let alone = strategy.try_acquire_send().unwrap_err().wait();
+    let alone = strategy.try_acquire_send().wait();
     let mut waiting = Box::pin(request);
     let mut cx = Context::from_waker(Waker::noop());
     assert!(
         waiting.as_mut().poll(&mut cx).is_pending(),
         "sleeping for a token"
     );
-    let behind = strategy.try_acquire_send().unwrap_err().wait();
+    let behind = strategy.try_acquire_send().wait();
     assert!(
         behind > alone + ms(1500),
         "one token each: {behind:?} vs {alone:?}"
     );
     drop(waiting);
     // The clock has not moved: the place has not lapsed, it was given up.
-    assert_eq!(strategy.try_acquire_send().unwrap_err().wait(), alone);
+    assert_eq!(strategy.try_acquire_send().wait(), alone);
 }
 
 /// A virtual clock and a record of every sleep; sleeping advances the clock.

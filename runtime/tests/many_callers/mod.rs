@@ -13,7 +13,7 @@ use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::{AdaptiveRetryStrategy, Retry};
 use rebound_runtime::{
     RetryError,
-    time::{TokioClock, DefaultSleeper},
+    time::{DefaultSleeper, TokioClock},
 };
 use tokio::time::Instant;
 
