@@ -18,7 +18,7 @@ fn usage_mistakes_say_what_to_do() {
 }
 
 /// The async executor's sleeper mistake. The compiler lists the other
-/// `AsyncSleeper` implementors, `TokioSleeper` among them with the `tokio`
+/// `AsyncSleeper` implementors, `DefaultSleeper` among them with the `tokio`
 /// feature, so the expected output is pinned with it (as the test command
 /// runs: `--all-features`).
 #[cfg(feature = "tokio")]

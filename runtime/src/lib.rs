@@ -142,6 +142,8 @@ pub mod internals {
         TRANSIENT_STATUS_CODES, is_transient_status,
     };
     pub use crate::classify::response::parse_x_amz_retry_after;
+    #[cfg(feature = "http")]
+    pub use crate::http::headers::{aws_error_code, retry_after};
     pub use crate::legacy::botocore::{
         BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
         BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,

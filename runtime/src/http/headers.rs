@@ -33,7 +33,7 @@ fn single_value<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 /// specify), else `x-amzn-query-error` (the part before the first `;`).
 /// `None` when neither is present, usable or non-empty.
 #[must_use]
-pub(crate) fn aws_error_code(headers: &HeaderMap) -> Option<&str> {
+pub fn aws_error_code(headers: &HeaderMap) -> Option<&str> {
     let from_error_type = single_value(headers, AMZN_ERROR_TYPE).map(|value| {
         let value = value.split(':').next().unwrap_or(value);
         value.split_once('#').map_or(value, |(_, name)| name)
@@ -55,7 +55,7 @@ pub(crate) fn aws_error_code(headers: &HeaderMap) -> Option<&str> {
 /// the `httpdate` feature, which `http` enables). `None` when neither gives a
 /// valid hint.
 #[must_use]
-pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     single_value(headers, AMZ_RETRY_AFTER)
         .and_then(parse_x_amz_retry_after)
         .or_else(|| {

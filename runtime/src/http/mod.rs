@@ -26,6 +26,6 @@
 //! strategy's retry-after policy. Nothing here panics.
 
 mod classifier;
-mod headers;
+pub(crate) mod headers;
 
 pub use classifier::ResponseClassifier;
