@@ -44,7 +44,7 @@ pub const THROTTLING_STATUS_CODE: u16 = 429;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::classify::is_throttling_error_code;
+/// use rebound_runtime::__codegen::is_throttling_error_code;
 ///
 /// assert!(is_throttling_error_code("SlowDown"));
 /// assert!(!is_throttling_error_code("slowdown")); // codes are case-sensitive
@@ -59,7 +59,7 @@ pub fn is_throttling_error_code(code: &str) -> bool {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::classify::is_transient_error_code;
+/// use rebound_runtime::__codegen::is_transient_error_code;
 ///
 /// assert!(is_transient_error_code("RequestTimeout"));
 /// assert!(!is_transient_error_code("ValidationException"));
@@ -74,7 +74,7 @@ pub fn is_transient_error_code(code: &str) -> bool {
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::classify::is_transient_status;
+/// use rebound_runtime::internals::is_transient_status;
 ///
 /// assert!(is_transient_status(503));
 /// assert!(!is_transient_status(501));

@@ -97,8 +97,7 @@ pub const BOTOCORE_DYNAMODB_BASE_SECS: f64 = 0.05;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::classify::is_transient_status;
-/// use rebound_runtime::internals::{LIMIT_EXCEEDED_STATUS, botocore_retries_response};
+/// use rebound_runtime::internals::{LIMIT_EXCEEDED_STATUS, botocore_retries_response, is_transient_status};
 ///
 /// assert!(botocore_retries_response(LIMIT_EXCEEDED_STATUS, None, false));
 /// assert!(!is_transient_status(LIMIT_EXCEEDED_STATUS)); // standard mode does not retry it
@@ -115,7 +114,7 @@ pub const LIMIT_EXCEEDED_STATUS: u16 = 509;
 /// # Examples
 ///
 /// ```
-/// use rebound_runtime::classify::is_throttling_error_code;
+/// use rebound_runtime::__codegen::is_throttling_error_code;
 /// use rebound_runtime::internals::{BOTOCORE_THROTTLING_ERROR_CODES, botocore_retries_response};
 ///
 /// for code in BOTOCORE_THROTTLING_ERROR_CODES {

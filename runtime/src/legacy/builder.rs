@@ -148,7 +148,7 @@ impl LegacyRetryStrategyBuilder {
     ///     .retry_rule(409, "ConcurrentModification")
     ///     .build();
     /// let conflict = HttpErrorResponse::new(409).with_code("ConcurrentModification");
-    /// assert!(strategy.classify(&conflict).retryable);
+    /// assert!(strategy.classify(&conflict).is_some());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn retry_rule(mut self, status: u16, code: impl Into<Cow<'static, str>>) -> Self {
@@ -172,7 +172,7 @@ impl LegacyRetryStrategyBuilder {
     ///     .max_attempts(3)
     ///     .build();
     /// let limited = HttpErrorResponse::new(400).with_code("LimitExceededException");
-    /// assert!(kinesis.classify(&limited).retryable);
+    /// assert!(kinesis.classify(&limited).is_some());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn botocore_service(mut self, endpoint_prefix: &str) -> Self {

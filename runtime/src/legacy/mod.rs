@@ -230,8 +230,8 @@ impl LegacyRetryStrategy {
     /// use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
     ///
     /// let bad_digest = HttpErrorResponse::new(400).with_code("BadDigest");
-    /// assert!(LegacyRetryStrategy::botocore_for_service("s3").classify(&bad_digest).retryable);
-    /// assert!(!LegacyRetryStrategy::botocore().classify(&bad_digest).retryable);
+    /// assert!(LegacyRetryStrategy::botocore_for_service("s3").classify(&bad_digest).is_some());
+    /// assert!(!LegacyRetryStrategy::botocore().classify(&bad_digest).is_some());
     /// let dynamodb = LegacyRetryStrategy::botocore_for_service("dynamodb");
     /// assert_eq!(dynamodb.preset(), LegacyPreset::BotocoreDynamoDb);
     /// ```

@@ -29,7 +29,6 @@ impl<St: RetryStrategy + Clone> RetryLayer<St, DefaultSleeper, ResponseClassifie
     ///     .service(reqwest::Client::new()); // a tower Service of reqwest::Request
     /// # let _ = client;
     /// ```
-    #[must_use]
     pub fn for_reqwest(strategy: St) -> Self {
         RetryLayer::new(strategy, DefaultSleeper, ResponseClassifier::new()).clone_request(TryClone)
     }

@@ -52,7 +52,7 @@ pin_project! {
     /// use std::convert::Infallible;
     /// use std::future::Ready;
     /// use std::time::Duration;
-    /// use rebound_runtime::tower::{ResponseFuture, RetryLayer};
+    /// use rebound_runtime::tower::RetryLayer;
     /// use rebound_runtime::{Classified, StandardRetryStrategy};
     /// use tower::{Layer, Service};
     ///
