@@ -36,7 +36,7 @@ fn aws_profile_selects_the_profile() {
     assert_eq!(resolved.mode, RetryMode::Adaptive);
     assert_eq!(resolved.max_attempts, Some(2));
     assert_eq!(
-        resolved.sources.max_attempts,
+        resolved.max_attempts_source,
         Some(ConfigSource::ConfigFile {
             path: "/h/.aws/config".into(),
             profile: "dev".into(),
@@ -58,7 +58,7 @@ fn profile_default_wins_over_bare_default() {
         let resolved = RetryConfig::new().resolve_from(env, &fs).unwrap();
         assert_eq!(resolved.max_attempts, Some(9));
         assert_eq!(resolved.mode, RetryMode::Standard);
-        assert_eq!(resolved.sources.mode, None);
+        assert_eq!(resolved.mode_source, None);
     }
 }
 
@@ -118,7 +118,7 @@ fn aws_config_file_overrides_the_home_location() {
         .unwrap();
     assert_eq!(resolved.max_attempts, Some(5));
     assert_eq!(
-        resolved.sources.max_attempts,
+        resolved.max_attempts_source,
         Some(ConfigSource::ConfigFile {
             path: "/etc/aws.ini".into(),
             profile: "default".into(),
@@ -256,8 +256,8 @@ fn realistic_file_is_read_without_tripping_on_unrelated_content() {
         Some(ConfigSource::ConfigFile { line, .. }) => line,
         other => panic!("not from the file: {other:?}"),
     };
-    assert_eq!(line(resolved.sources.mode), 24);
-    assert_eq!(line(resolved.sources.max_attempts), 25);
+    assert_eq!(line(resolved.mode_source), 24);
+    assert_eq!(line(resolved.max_attempts_source), 25);
 
     // The default profile of the same file has no retry settings, and the
     // invalid values in `broken`, the SSO session and the services section

@@ -108,7 +108,7 @@
 //! assert_eq!(resolved.mode, RetryMode::Adaptive);
 //! assert_eq!(resolved.max_attempts, Some(5)); // the environment beats the file
 //! assert_eq!(
-//!     resolved.sources.mode,
+//!     resolved.mode_source,
 //!     Some(ConfigSource::ConfigFile {
 //!         path: "/home/me/.aws/config".into(),
 //!         profile: "default".into(),
@@ -138,5 +138,5 @@ pub use error::{ConfigError, ConfigSource, Problem, Setting};
 pub use files::{FileSource, MAX_CONFIG_FILE_BYTES, OsFiles, RefusedFile};
 pub use mode::{ParseRetryModeError, RetryMode};
 pub use profile_file::SyntaxError;
-pub use resolved::{ResolvedRetryConfig, Sources};
+pub use resolved::ResolvedRetryConfig;
 pub use retry_config::RetryConfig;

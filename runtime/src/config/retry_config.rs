@@ -13,7 +13,7 @@ use super::parse::{from_env, parse_max_attempts};
 use super::selected_profile::SelectedProfile;
 use super::{
     ConfigError, ConfigSource, Env, FileSource, OsFiles, Problem, ProcessEnv, ResolvedRetryConfig,
-    RetryBehavior, RetryMode, Setting, Sources,
+    RetryBehavior, RetryMode, Setting,
 };
 
 /// Retry settings set in code, and the resolution that fills in the rest
@@ -294,11 +294,9 @@ impl RetryConfig {
             mode: mode.unwrap_or_default(),
             max_attempts,
             behavior: behavior.unwrap_or_default(),
-            sources: Sources {
-                mode: mode_source,
-                max_attempts: max_attempts_source,
-                behavior: behavior_source,
-            },
+            mode_source,
+            max_attempts_source,
+            behavior_source,
         })
     }
 }
