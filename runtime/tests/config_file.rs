@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use rebound_runtime::config::{ConfigSource, OsFiles, Problem, Setting};
+use rebound_runtime::config::{ConfigError, ConfigSource, OsFiles};
 use rebound_runtime::config::{RetryConfig, RetryMode};
 
 fn files(entries: &[(&str, &str)]) -> BTreeMap<PathBuf, String> {
@@ -276,8 +276,8 @@ fn invalid_values_are_reported_only_for_the_selected_profile() {
         .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "broken")], &fs)
         .unwrap_err();
     // Settings are resolved mode first.
-    assert_eq!(err.setting(), Some(Setting::RetryMode));
-    assert_eq!(err.problem(), Some(Problem::UnknownMode));
+    assert_eq!(err.setting(), Some("retry_mode"));
+    assert_eq!(err.reason(), Some("not a retry mode"));
     assert_eq!(
         err.origin(),
         Some(&ConfigSource::ConfigFile {
@@ -290,7 +290,8 @@ fn invalid_values_are_reported_only_for_the_selected_profile() {
         .mode(RetryMode::Standard)
         .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "broken")], &fs)
         .unwrap_err();
-    assert_eq!(err.problem(), Some(Problem::Negative));
+    assert_eq!(err.setting(), Some("max_attempts"));
+    assert_eq!(err.reason(), Some("a negative count is meaningless"));
     assert!(
         err.to_string().contains(r#"profile "broken", line 37"#),
         "{err}"
@@ -322,6 +323,11 @@ fn duplicate_keys_and_profiles_are_rejected_with_the_line() {
         assert!(message.contains("/h/.aws/config"), "{message}");
         assert!(message.contains(&format!("line {line}:")), "{message}");
         assert!(message.contains(what), "{message}");
+        assert!(
+            matches!(&err, ConfigError::ConfigFileSyntax { line: l, reason, .. }
+                if *l == line && reason.contains(what)),
+            "{err:?}"
+        );
     }
 }
 

@@ -76,11 +76,11 @@
 //!   it on a new line (so `max_attempts = 5` followed by an indented `6` is
 //!   the invalid `"5\n6"`).
 //! - Rejected, with the file, the line and the reason
-//!   ([`ConfigError::ConfigFileSyntax`], [`SyntaxError`]), whichever profile
-//!   the line is in — the whole file is refused, as botocore refuses it: a
-//!   section declared twice, a key given twice in one section, a key before
-//!   the first section, a header without `]`, a line that is neither a
-//!   header, a comment nor `key = value`.
+//!   ([`ConfigError::ConfigFileSyntax`]), whichever profile the line is in —
+//!   the whole file is refused, as botocore refuses it: a section declared
+//!   twice, a key given twice in one section, a key before the first
+//!   section, a header without `]`, a line that is neither a header, a
+//!   comment nor `key = value`.
 //! - The path: `AWS_CONFIG_FILE` gets `$NAME` / `${NAME}` expanded from the
 //!   environment (unknown names stay as written), then a leading `~` (as
 //!   botocore: `expandvars`, then `expanduser`). Paths and `HOME` are read as
@@ -118,6 +118,12 @@
 //! # Ok::<(), rebound_runtime::config::ConfigError>(())
 //! ```
 
+// `ConfigError::InvalidValue` carries its setting, value, origin, expected
+// text and reason as plain public fields: 128 bytes, at clippy's threshold.
+// Resolution runs once per client and fails rarely; the size is the price of
+// fields a caller can match on without crate-private types.
+#![allow(clippy::result_large_err)]
+
 mod behavior;
 mod build;
 mod env;
@@ -134,9 +140,8 @@ mod selected_profile;
 use crate::RetryBehavior;
 pub use build::ConfiguredRetryStrategy;
 pub use env::{Env, ProcessEnv};
-pub use error::{ConfigError, ConfigSource, Problem, Setting};
+pub use error::{ConfigError, ConfigSource};
 pub use files::{FileSource, MAX_CONFIG_FILE_BYTES, OsFiles, RefusedFile};
-pub use mode::{ParseRetryModeError, RetryMode};
-pub use profile_file::SyntaxError;
+pub use mode::RetryMode;
 pub use resolved::ResolvedRetryConfig;
 pub use retry_config::RetryConfig;

@@ -9,12 +9,12 @@
 use std::path::PathBuf;
 
 use super::behavior;
+use super::env::{Env, ProcessEnv};
+use super::error::{Problem, Setting};
+use super::files::{FileSource, OsFiles};
 use super::parse::{from_env, parse_max_attempts};
 use super::selected_profile::SelectedProfile;
-use super::{
-    ConfigError, ConfigSource, Env, FileSource, OsFiles, Problem, ProcessEnv, ResolvedRetryConfig,
-    RetryBehavior, RetryMode, Setting,
-};
+use super::{ConfigError, ConfigSource, ResolvedRetryConfig, RetryBehavior, RetryMode};
 
 /// Retry settings set in code, and the resolution that fills in the rest
 /// from the environment, the shared config file and the defaults.
@@ -248,12 +248,12 @@ impl RetryConfig {
         let mut mode = self.mode.map(|mode| (mode, ConfigSource::Code));
         let mut max_attempts = match self.max_attempts {
             Some(0) => {
-                return Err(ConfigError::InvalidValue {
-                    setting: Setting::MaxAttempts,
-                    value: "0".to_owned(),
-                    origin: ConfigSource::Code,
-                    problem: Problem::Zero,
-                });
+                return Err(ConfigError::invalid(
+                    Setting::MaxAttempts,
+                    "0",
+                    ConfigSource::Code,
+                    Problem::Zero,
+                ));
             }
             Some(n) => Some((n, ConfigSource::Code)),
             None => None,
