@@ -130,6 +130,11 @@ pub mod internals {
         THROTTLING_ERROR_CODES, THROTTLING_STATUS_CODE, TRANSIENT_ERROR_CODES,
         TRANSIENT_STATUS_CODES,
     };
+    // The configuration's test seam: the environment and the files that
+    // tests and fuzz targets hand to `RetryConfig::resolve_from` (itself
+    // hidden) instead of the real ones.
+    pub use crate::config::env::Env;
+    pub use crate::config::files::FileSource;
     pub use crate::legacy::botocore::{
         BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
         BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,

@@ -7,8 +7,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use rebound_runtime::config::ConfigSource;
-use rebound_runtime::config::FileSource;
 use rebound_runtime::config::{ConfigError, RetryConfig};
+use rebound_runtime::internals::FileSource;
 
 const CONFIG: &str = "/cfg/aws-config";
 

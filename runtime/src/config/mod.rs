@@ -85,10 +85,10 @@
 //!   environment (unknown names stay as written), then a leading `~` (as
 //!   botocore: `expandvars`, then `expanduser`). Paths and `HOME` are read as
 //!   the OS holds them, so non-UTF-8 paths work.
-//! - Only a regular file is read, up to [`MAX_CONFIG_FILE_BYTES`] (1 MiB): a
-//!   directory, a FIFO (which would block), a device such as `/dev/zero`, or
-//!   a larger file is refused with the path and the reason
-//!   ([`ConfigError::ReadConfigFile`] around a [`RefusedFile`]).
+//! - Only a regular file is read, up to 1 MiB (1048576 bytes): a directory,
+//!   a FIFO (which would block), a device such as `/dev/zero`, or a larger
+//!   file is refused with the path and the reason
+//!   ([`ConfigError::ReadConfigFile`], whose I/O error says why).
 //!
 //! # Examples
 //!
@@ -126,9 +126,11 @@
 
 mod behavior;
 mod build;
-mod env;
+// `pub(crate)` so that `crate::internals` can re-export the test seam's
+// traits, `Env` and `FileSource`, which are not part of this module's API.
+pub(crate) mod env;
 mod error;
-mod files;
+pub(crate) mod files;
 mod mode;
 mod parse;
 mod paths;
@@ -139,9 +141,7 @@ mod selected_profile;
 
 use crate::RetryBehavior;
 pub use build::ConfiguredRetryStrategy;
-pub use env::{Env, ProcessEnv};
 pub use error::{ConfigError, ConfigSource};
-pub use files::{FileSource, MAX_CONFIG_FILE_BYTES, OsFiles, RefusedFile};
 pub use mode::RetryMode;
 pub use resolved::ResolvedRetryConfig;
 pub use retry_config::RetryConfig;

@@ -219,6 +219,12 @@ impl RetryConfig {
     /// Resolves every setting from `env` and `files` instead of the process
     /// environment and the file system: the form tests use.
     ///
+    /// **Unstable, not part of the API**: hidden from the documentation and
+    /// exempt from semantic versioning, like its `Env` and `FileSource`
+    /// traits (reachable only through the hidden `internals` module); it may
+    /// change or go in any release. Applications call
+    /// [`resolve`](Self::resolve).
+    ///
     /// # Errors
     ///
     /// As [`resolve`](Self::resolve).
@@ -240,6 +246,7 @@ impl RetryConfig {
     ///     r#"invalid max_attempts "lots" in /h/.aws/config, profile "default", line 2: expected a whole number from 1 to 4294967295 (only the digits 0-9 are allowed)"#
     /// );
     /// ```
+    #[doc(hidden)]
     pub fn resolve_from(
         &self,
         env: &(impl Env + ?Sized),
