@@ -144,6 +144,11 @@ pub mod internals {
     pub use crate::classify::response::parse_x_amz_retry_after;
     #[cfg(feature = "http")]
     pub use crate::http::headers::{aws_error_code, retry_after};
+    // The configuration's test seam: the environment and the files that
+    // tests and fuzz targets hand to `RetryConfig::resolve_from` (itself
+    // hidden) instead of the real ones.
+    pub use crate::config::env::Env;
+    pub use crate::config::files::FileSource;
     pub use crate::legacy::botocore::{
         BOTOCORE_DYNAMODB_BASE_SECS, BOTOCORE_DYNAMODB_MAX_ATTEMPTS, BOTOCORE_MAX_ATTEMPTS,
         BOTOCORE_SERVICE_RETRY_RULES, BOTOCORE_THROTTLING_ERROR_CODES, CRC32_HEADER,

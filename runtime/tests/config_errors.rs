@@ -6,65 +6,104 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use rebound_runtime::config::ConfigSource;
 use rebound_runtime::config::{ConfigError, RetryConfig};
-use rebound_runtime::config::{ConfigSource, FileSource, Problem, Setting};
+use rebound_runtime::internals::FileSource;
 
 const CONFIG: &str = "/cfg/aws-config";
 
+/// The settings as errors name them, and what a valid value of each is.
+#[derive(Debug, Clone, Copy)]
+struct Setting {
+    name: &'static str,
+    expected: &'static str,
+}
+
+const MAX_ATTEMPTS: Setting = Setting {
+    name: "max_attempts",
+    expected: "a whole number from 1 to 4294967295",
+};
+const RETRY_MODE: Setting = Setting {
+    name: "retry_mode",
+    expected: "one of legacy, standard, adaptive, in any ASCII case",
+};
+const BEHAVIOR: Setting = Setting {
+    name: "AWS_NEW_RETRIES_2026",
+    expected: "true or false, in lowercase",
+};
+
+/// What is wrong with a value: the reason each error gives, word for word.
+const EMPTY: &str = "the value is empty";
+const SURROUNDING_WHITESPACE: &str = "remove the surrounding whitespace";
+const ZERO: &str = "the count includes the first attempt, so 0 would allow none";
+const NEGATIVE: &str = "a negative count is meaningless";
+const NOT_A_NUMBER: &str = "only the digits 0-9 are allowed";
+const TOO_LARGE: &str = "the value does not fit in 32 bits";
+const UNKNOWN_MODE: &str = "not a retry mode";
+const NOT_A_BOOLEAN: &str = "not a boolean the other AWS SDKs recognise";
+
 /// Invalid `max_attempts` values and what is wrong with them.
-const BAD_MAX_ATTEMPTS: &[(&str, Problem)] = &[
-    ("0", Problem::Zero),
-    ("00", Problem::Zero),
-    ("-1", Problem::Negative),
-    ("-20", Problem::Negative),
-    ("three", Problem::NotANumber),
-    ("3.0", Problem::NotANumber),
-    ("+3", Problem::NotANumber),
-    ("1e3", Problem::NotANumber),
-    ("", Problem::Empty),
-    ("4294967296", Problem::TooLarge),
-    ("18446744073709551616", Problem::TooLarge),
-    (" 3", Problem::SurroundingWhitespace),
-    ("3 ", Problem::SurroundingWhitespace),
-    ("\t3\n", Problem::SurroundingWhitespace),
+const BAD_MAX_ATTEMPTS: &[(&str, &str)] = &[
+    ("0", ZERO),
+    ("00", ZERO),
+    ("-1", NEGATIVE),
+    ("-20", NEGATIVE),
+    ("three", NOT_A_NUMBER),
+    ("3.0", NOT_A_NUMBER),
+    ("+3", NOT_A_NUMBER),
+    ("1e3", NOT_A_NUMBER),
+    ("", EMPTY),
+    ("4294967296", TOO_LARGE),
+    ("18446744073709551616", TOO_LARGE),
+    (" 3", SURROUNDING_WHITESPACE),
+    ("3 ", SURROUNDING_WHITESPACE),
+    ("\t3\n", SURROUNDING_WHITESPACE),
 ];
 
 /// Invalid `retry_mode` values.
-const BAD_RETRY_MODES: &[(&str, Problem)] = &[
-    ("", Problem::Empty),
-    ("fast", Problem::UnknownMode),
-    ("standard2", Problem::UnknownMode),
-    ("std", Problem::UnknownMode),
-    (" standard", Problem::SurroundingWhitespace),
-    ("adaptive\n", Problem::SurroundingWhitespace),
+const BAD_RETRY_MODES: &[(&str, &str)] = &[
+    ("", EMPTY),
+    ("fast", UNKNOWN_MODE),
+    ("standard2", UNKNOWN_MODE),
+    ("std", UNKNOWN_MODE),
+    (" standard", SURROUNDING_WHITESPACE),
+    ("adaptive\n", SURROUNDING_WHITESPACE),
 ];
 
-fn expect_invalid(err: &ConfigError, setting: Setting, value: &str, problem: Problem) {
+fn expect_invalid(err: &ConfigError, setting: Setting, value: &str, reason: &str) {
     match err {
         ConfigError::InvalidValue {
             setting: s,
             value: v,
-            problem: p,
+            expected: e,
+            reason: r,
             ..
         } => {
-            assert_eq!((*s, v.as_str(), *p), (setting, value, problem), "{err}");
+            assert_eq!(
+                (*s, v.as_str(), *e, *r),
+                (setting.name, value, setting.expected, reason),
+                "{err}"
+            );
         }
         other => panic!("expected InvalidValue, got {other:?}"),
     }
+    assert_eq!(err.setting(), Some(setting.name));
+    assert_eq!(err.reason(), Some(reason));
     let message = err.to_string();
-    assert!(message.contains(setting.name()), "{message}");
+    assert!(message.contains(setting.name), "{message}");
     assert!(message.contains(&format!("{value:?}")), "{message}");
-    assert!(message.contains(setting.expected()), "{message}");
+    assert!(message.contains(setting.expected), "{message}");
+    assert!(message.ends_with(&format!("({reason})")), "{message}");
 }
 
 #[test]
 fn max_attempts_from_env() {
     let no_files = BTreeMap::<PathBuf, String>::new();
-    for &(value, problem) in BAD_MAX_ATTEMPTS {
+    for &(value, reason) in BAD_MAX_ATTEMPTS {
         let err = RetryConfig::new()
             .resolve_from(&[("AWS_MAX_ATTEMPTS", value)], &no_files)
             .unwrap_err();
-        expect_invalid(&err, Setting::MaxAttempts, value, problem);
+        expect_invalid(&err, MAX_ATTEMPTS, value, reason);
         assert_eq!(
             err.origin(),
             Some(&ConfigSource::Env {
@@ -81,11 +120,11 @@ fn max_attempts_from_env() {
 #[test]
 fn retry_mode_from_env() {
     let no_files = BTreeMap::<PathBuf, String>::new();
-    for &(value, problem) in BAD_RETRY_MODES {
+    for &(value, reason) in BAD_RETRY_MODES {
         let err = RetryConfig::new()
             .resolve_from(&[("AWS_RETRY_MODE", value)], &no_files)
             .unwrap_err();
-        expect_invalid(&err, Setting::RetryMode, value, problem);
+        expect_invalid(&err, RETRY_MODE, value, reason);
         assert_eq!(
             err.origin(),
             Some(&ConfigSource::Env {
@@ -99,17 +138,17 @@ fn retry_mode_from_env() {
 fn behavior_flag_from_env() {
     let no_files = BTreeMap::<PathBuf, String>::new();
     let cases = [
-        ("", Problem::Empty),
-        (" true", Problem::SurroundingWhitespace),
-        ("TRUE", Problem::NotABoolean),
-        ("1", Problem::NotABoolean),
-        ("yes", Problem::NotABoolean),
+        ("", EMPTY),
+        (" true", SURROUNDING_WHITESPACE),
+        ("TRUE", NOT_A_BOOLEAN),
+        ("1", NOT_A_BOOLEAN),
+        ("yes", NOT_A_BOOLEAN),
     ];
-    for (value, problem) in cases {
+    for (value, reason) in cases {
         let err = RetryConfig::new()
             .resolve_from(&[("AWS_NEW_RETRIES_2026", value)], &no_files)
             .unwrap_err();
-        expect_invalid(&err, Setting::Behavior, value, problem);
+        expect_invalid(&err, BEHAVIOR, value, reason);
         assert!(
             err.to_string()
                 .contains("in environment variable AWS_NEW_RETRIES_2026:")
@@ -144,20 +183,20 @@ fn dev_line_4() -> ConfigSource {
 fn max_attempts_from_file_with_line() {
     // Spaces and tabs around a value belong to the file format, so padding
     // in a file is any other whitespace; the rest are written as they are.
-    let mut cases: Vec<(&str, Problem)> = BAD_MAX_ATTEMPTS
+    let mut cases: Vec<(&str, &str)> = BAD_MAX_ATTEMPTS
         .iter()
         .copied()
         .filter(|(value, _)| value.trim() == *value)
         .collect();
     cases.extend([
-        ("\u{a0}3", Problem::SurroundingWhitespace),
-        ("3\u{c}", Problem::SurroundingWhitespace),
-        ("\u{3000}3", Problem::SurroundingWhitespace),
-        ("3 4", Problem::NotANumber),
+        ("\u{a0}3", SURROUNDING_WHITESPACE),
+        ("3\u{c}", SURROUNDING_WHITESPACE),
+        ("\u{3000}3", SURROUNDING_WHITESPACE),
+        ("3 4", NOT_A_NUMBER),
     ]);
-    for (value, problem) in cases {
+    for (value, reason) in cases {
         let err = from_file("max_attempts", value);
-        expect_invalid(&err, Setting::MaxAttempts, value, problem);
+        expect_invalid(&err, MAX_ATTEMPTS, value, reason);
         assert_eq!(err.origin(), Some(&dev_line_4()), "{value:?}");
         assert!(
             err.to_string()
@@ -170,15 +209,15 @@ fn max_attempts_from_file_with_line() {
 #[test]
 fn retry_mode_from_file_with_line() {
     let cases = [
-        ("", Problem::Empty),
-        ("fast", Problem::UnknownMode),
-        ("standard2", Problem::UnknownMode),
-        ("\u{a0}standard", Problem::SurroundingWhitespace),
-        ("standard adaptive", Problem::UnknownMode),
+        ("", EMPTY),
+        ("fast", UNKNOWN_MODE),
+        ("standard2", UNKNOWN_MODE),
+        ("\u{a0}standard", SURROUNDING_WHITESPACE),
+        ("standard adaptive", UNKNOWN_MODE),
     ];
-    for (value, problem) in cases {
+    for (value, reason) in cases {
         let err = from_file("retry_mode", value);
-        expect_invalid(&err, Setting::RetryMode, value, problem);
+        expect_invalid(&err, RETRY_MODE, value, reason);
         assert_eq!(err.origin(), Some(&dev_line_4()), "{value:?}");
     }
 }
@@ -193,7 +232,7 @@ fn spaces_tabs_and_comments_around_file_values_are_format() {
     let err = RetryConfig::new()
         .resolve_from(&[("AWS_CONFIG_FILE", CONFIG)], &files)
         .unwrap_err();
-    expect_invalid(&err, Setting::RetryMode, "ADAPTIVE;x", Problem::UnknownMode);
+    expect_invalid(&err, RETRY_MODE, "ADAPTIVE;x", UNKNOWN_MODE);
 
     let files = BTreeMap::from([(
         PathBuf::from(CONFIG),
@@ -215,7 +254,7 @@ fn continuation_line_makes_an_invalid_value() {
     let err = RetryConfig::new()
         .resolve_from(&[("AWS_CONFIG_FILE", CONFIG)], &files)
         .unwrap_err();
-    expect_invalid(&err, Setting::MaxAttempts, "5\n6", Problem::NotANumber);
+    expect_invalid(&err, MAX_ATTEMPTS, "5\n6", NOT_A_NUMBER);
 }
 
 #[test]
@@ -227,7 +266,7 @@ fn empty_value_with_sub_properties_is_empty() {
     let err = RetryConfig::new()
         .resolve_from(&[("AWS_CONFIG_FILE", CONFIG)], &files)
         .unwrap_err();
-    expect_invalid(&err, Setting::MaxAttempts, "", Problem::Empty);
+    expect_invalid(&err, MAX_ATTEMPTS, "", EMPTY);
 }
 
 #[test]
@@ -236,7 +275,7 @@ fn zero_from_code() {
         .max_attempts(0)
         .resolve_from(&[("AWS_MAX_ATTEMPTS", "3")], &BTreeMap::new())
         .unwrap_err();
-    expect_invalid(&err, Setting::MaxAttempts, "0", Problem::Zero);
+    expect_invalid(&err, MAX_ATTEMPTS, "0", ZERO);
     assert_eq!(err.origin(), Some(&ConfigSource::Code));
     assert_eq!(
         err.to_string(),
@@ -301,6 +340,8 @@ fn unreadable_file_is_an_error_naming_the_path() {
     );
     assert!(std::error::Error::source(&err).is_some());
     assert_eq!(err.setting(), None);
+    assert_eq!(err.reason(), None);
+    assert_eq!(err.origin(), None);
 }
 
 #[test]
@@ -314,4 +355,22 @@ fn file_is_not_read_when_code_and_env_decide() {
         )
         .unwrap();
     assert_eq!(resolved.max_attempts, Some(2));
+}
+
+#[test]
+fn parsing_a_retry_mode_reports_a_value_set_in_code() {
+    for &(value, reason) in BAD_RETRY_MODES {
+        let err = value
+            .parse::<rebound_runtime::config::RetryMode>()
+            .unwrap_err();
+        expect_invalid(&err, RETRY_MODE, value, reason);
+        assert_eq!(err.origin(), Some(&ConfigSource::Code));
+    }
+    let err = "fast"
+        .parse::<rebound_runtime::config::RetryMode>()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"invalid retry_mode "fast" set in code: expected one of legacy, standard, adaptive, in any ASCII case (not a retry mode)"#
+    );
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use rebound_runtime::config::{ConfigSource, OsFiles, Problem, Setting};
+use rebound_runtime::config::{ConfigError, ConfigSource};
 use rebound_runtime::config::{RetryConfig, RetryMode};
 
 fn files(entries: &[(&str, &str)]) -> BTreeMap<PathBuf, String> {
@@ -36,7 +36,7 @@ fn aws_profile_selects_the_profile() {
     assert_eq!(resolved.mode, RetryMode::Adaptive);
     assert_eq!(resolved.max_attempts, Some(2));
     assert_eq!(
-        resolved.sources.max_attempts,
+        resolved.max_attempts_source,
         Some(ConfigSource::ConfigFile {
             path: "/h/.aws/config".into(),
             profile: "dev".into(),
@@ -58,7 +58,7 @@ fn profile_default_wins_over_bare_default() {
         let resolved = RetryConfig::new().resolve_from(env, &fs).unwrap();
         assert_eq!(resolved.max_attempts, Some(9));
         assert_eq!(resolved.mode, RetryMode::Standard);
-        assert_eq!(resolved.sources.mode, None);
+        assert_eq!(resolved.mode_source, None);
     }
 }
 
@@ -118,7 +118,7 @@ fn aws_config_file_overrides_the_home_location() {
         .unwrap();
     assert_eq!(resolved.max_attempts, Some(5));
     assert_eq!(
-        resolved.sources.max_attempts,
+        resolved.max_attempts_source,
         Some(ConfigSource::ConfigFile {
             path: "/etc/aws.ini".into(),
             profile: "default".into(),
@@ -176,26 +176,10 @@ fn missing_file_means_defaults() {
     assert_eq!(resolved.max_attempts, None);
 }
 
-#[test]
-fn real_file_system_through_os_files() {
-    // A real file in a fresh temporary directory; never ~/.aws/config.
-    let dir = std::env::temp_dir().join(format!("rebound-config-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("config");
-    std::fs::write(&path, "[profile ci]\r\nretry_mode = adaptive\r\n").unwrap();
-    let env = [("AWS_PROFILE", "ci"), ("HOME", "/nonexistent-home")];
-    let resolved = RetryConfig::new()
-        .config_file(&path)
-        .resolve_from(&env, &OsFiles)
-        .unwrap();
-    assert_eq!(resolved.mode, RetryMode::Adaptive);
-    let missing = RetryConfig::new()
-        .config_file(dir.join("absent"))
-        .resolve_from(&env, &OsFiles)
-        .unwrap();
-    assert_eq!(missing.mode, RetryMode::Standard);
-    std::fs::remove_dir_all(&dir).unwrap();
-}
+// The real file system (`OsFiles`, crate-private) is tested inside the
+// crate: `config::files::tests` reads a real file, non-UTF-8 `HOME` and
+// `AWS_CONFIG_FILE` paths, and refuses FIFOs, devices, directories and files
+// over the 1 MiB limit.
 
 /// A config file with what real ones contain: comments of both kinds (full
 /// line, indented, inline), SSO sessions, services sections, sub-properties,
@@ -256,8 +240,8 @@ fn realistic_file_is_read_without_tripping_on_unrelated_content() {
         Some(ConfigSource::ConfigFile { line, .. }) => line,
         other => panic!("not from the file: {other:?}"),
     };
-    assert_eq!(line(resolved.sources.mode), 24);
-    assert_eq!(line(resolved.sources.max_attempts), 25);
+    assert_eq!(line(resolved.mode_source), 24);
+    assert_eq!(line(resolved.max_attempts_source), 25);
 
     // The default profile of the same file has no retry settings, and the
     // invalid values in `broken`, the SSO session and the services section
@@ -276,8 +260,8 @@ fn invalid_values_are_reported_only_for_the_selected_profile() {
         .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "broken")], &fs)
         .unwrap_err();
     // Settings are resolved mode first.
-    assert_eq!(err.setting(), Some(Setting::RetryMode));
-    assert_eq!(err.problem(), Some(Problem::UnknownMode));
+    assert_eq!(err.setting(), Some("retry_mode"));
+    assert_eq!(err.reason(), Some("not a retry mode"));
     assert_eq!(
         err.origin(),
         Some(&ConfigSource::ConfigFile {
@@ -290,7 +274,8 @@ fn invalid_values_are_reported_only_for_the_selected_profile() {
         .mode(RetryMode::Standard)
         .resolve_from(&[("HOME", "/h"), ("AWS_PROFILE", "broken")], &fs)
         .unwrap_err();
-    assert_eq!(err.problem(), Some(Problem::Negative));
+    assert_eq!(err.setting(), Some("max_attempts"));
+    assert_eq!(err.reason(), Some("a negative count is meaningless"));
     assert!(
         err.to_string().contains(r#"profile "broken", line 37"#),
         "{err}"
@@ -322,6 +307,11 @@ fn duplicate_keys_and_profiles_are_rejected_with_the_line() {
         assert!(message.contains("/h/.aws/config"), "{message}");
         assert!(message.contains(&format!("line {line}:")), "{message}");
         assert!(message.contains(what), "{message}");
+        assert!(
+            matches!(&err, ConfigError::ConfigFileSyntax { line: l, reason, .. }
+                if *l == line && reason.contains(what)),
+            "{err:?}"
+        );
     }
 }
 
@@ -381,76 +371,26 @@ fn variables_in_aws_config_file_are_expanded() {
     }
 }
 
-#[cfg(unix)]
 #[test]
-fn non_utf8_home_and_config_paths_are_used_as_they_are() {
-    use std::ffi::OsString;
-    use std::os::unix::ffi::OsStringExt as _;
-
-    let dir = tempdir("non-utf8");
-    let odd = OsString::from_vec(b"caf\xe9".to_vec());
-    let home = dir.join(&odd);
-    std::fs::create_dir_all(home.join(".aws")).unwrap();
-    std::fs::write(home.join(".aws/config"), "[default]\nmax_attempts = 7\n").unwrap();
-    let env = [("HOME", home.clone().into_os_string())];
-    let resolved = RetryConfig::new().resolve_from(&env, &OsFiles).unwrap();
-    assert_eq!(resolved.max_attempts, Some(7), "HOME read lossily");
-
-    let env = [
-        ("HOME", OsString::from("/nowhere")),
-        ("AWS_CONFIG_FILE", home.join(".aws/config").into_os_string()),
-    ];
-    let resolved = RetryConfig::new().resolve_from(&env, &OsFiles).unwrap();
-    assert_eq!(
-        resolved.max_attempts,
-        Some(7),
-        "AWS_CONFIG_FILE read lossily"
-    );
-    std::fs::remove_dir_all(dir).ok();
-}
-
-#[cfg(unix)]
-#[test]
-fn only_regular_files_of_bounded_size_are_read() {
-    let dir = tempdir("kinds");
-    let fifo = dir.join("fifo");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
-    let big = dir.join("big");
-    std::fs::write(&big, "#".repeat(2 * 1024 * 1024)).unwrap();
-    for (path, why) in [
-        (fifo.to_str().unwrap(), "not a regular file (it is a FIFO)"),
-        ("/dev/zero", "not a regular file (it is a character device)"),
-        (
-            dir.to_str().unwrap(),
-            "not a regular file (it is a directory)",
-        ),
-        (big.to_str().unwrap(), "larger than the 1048576-byte limit"),
-    ] {
-        // A FIFO would block forever if opened: refused before opening.
-        let err = RetryConfig::new()
-            .resolve_from(&[("HOME", "/h"), ("AWS_CONFIG_FILE", path)], &OsFiles)
-            .unwrap_err();
-        let message = err.to_string();
-        assert!(message.contains(path) && message.contains(why), "{message}");
-    }
-    // In-memory sources are held to the same cap.
+fn in_memory_sources_are_held_to_the_size_limit() {
     let huge = format!("[default]\n{}", "#\n".repeat(600 * 1024));
     let fs = files(&[("/h/.aws/config", &huge)]);
     let err = RetryConfig::new()
         .resolve_from(&[("HOME", "/h")], &fs)
         .unwrap_err();
-    assert!(err.to_string().contains("limit"), "{err}");
-    std::fs::remove_dir_all(dir).ok();
-}
-
-/// A fresh directory under the system's temporary directory.
-#[cfg(unix)]
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rebound-config-{name}-{}", std::process::id()));
-    std::fs::remove_dir_all(&dir).ok();
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    let ConfigError::ReadConfigFile { path, source } = &err else {
+        panic!("expected ReadConfigFile, got {err:?}");
+    };
+    assert_eq!(path, &PathBuf::from("/h/.aws/config"));
+    assert_eq!(source.kind(), std::io::ErrorKind::InvalidInput);
+    assert_eq!(
+        source.to_string(),
+        "larger than the 1048576-byte limit for a config file"
+    );
+    assert_eq!(
+        err.to_string(),
+        "cannot read the AWS shared config file /h/.aws/config: larger than the 1048576-byte limit for a config file"
+    );
 }
 
 #[test]

@@ -72,7 +72,7 @@ fn retry_mode_every_combination_of_sources() {
             None => (RetryMode::Standard, None),
         };
         assert_eq!(resolved.mode, mode, "set {set:03b}");
-        assert_eq!(resolved.sources.mode, source, "set {set:03b}");
+        assert_eq!(resolved.mode_source, source, "set {set:03b}");
     }
 }
 
@@ -107,7 +107,7 @@ fn max_attempts_every_combination_of_sources() {
             None => (None, None),
         };
         assert_eq!(resolved.max_attempts, max_attempts, "set {set:03b}");
-        assert_eq!(resolved.sources.max_attempts, source, "set {set:03b}");
+        assert_eq!(resolved.max_attempts_source, source, "set {set:03b}");
     }
 }
 
@@ -120,19 +120,19 @@ fn behavior_code_over_env_over_default() {
 
     let default = RetryConfig::new().resolve_from(&no_env, &none).unwrap();
     assert_eq!(default.behavior, RetryBehavior::V2_0);
-    assert_eq!(default.sources.behavior, None);
+    assert_eq!(default.behavior_source, None);
 
     let env = RetryConfig::new().resolve_from(&env_true, &none).unwrap();
     assert_eq!(env.behavior, RetryBehavior::V2_1);
     assert_eq!(
-        env.sources.behavior,
+        env.behavior_source,
         Some(ConfigSource::Env {
             var: "AWS_NEW_RETRIES_2026"
         })
     );
     let env = RetryConfig::new().resolve_from(&env_false, &none).unwrap();
     assert_eq!(env.behavior, RetryBehavior::V2_0);
-    assert!(env.sources.behavior.is_some());
+    assert!(env.behavior_source.is_some());
 
     for env in [&env_true[..], &env_false[..], &no_env[..]] {
         for behavior in [RetryBehavior::V2_0, RetryBehavior::V2_1] {
@@ -141,7 +141,7 @@ fn behavior_code_over_env_over_default() {
                 .resolve_from(env, &none)
                 .unwrap();
             assert_eq!(code.behavior, behavior);
-            assert_eq!(code.sources.behavior, Some(ConfigSource::Code));
+            assert_eq!(code.behavior_source, Some(ConfigSource::Code));
         }
     }
 }
@@ -166,7 +166,7 @@ fn settings_resolve_independently() {
         )
         .unwrap();
     assert_eq!(resolved.mode, RetryMode::Adaptive);
-    assert_eq!(resolved.sources.mode, Some(file_source(3)));
+    assert_eq!(resolved.mode_source, Some(file_source(3)));
     assert_eq!(resolved.max_attempts, Some(8));
     assert_eq!(resolved.behavior, RetryBehavior::V2_1);
 }
@@ -180,7 +180,9 @@ fn defaults_when_nothing_is_set() {
     assert_eq!(resolved.max_attempts, None);
     assert_eq!(resolved.effective_max_attempts(), Some(3));
     assert_eq!(resolved.behavior, RetryBehavior::V2_0);
-    assert_eq!(resolved.sources, Default::default());
+    assert_eq!(resolved.mode_source, None);
+    assert_eq!(resolved.max_attempts_source, None);
+    assert_eq!(resolved.behavior_source, None);
 }
 
 #[test]

@@ -5,9 +5,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::hash::BuildHasher;
 
-/// A source of environment variables.
+/// A source of environment variables: the test seam of
+/// [`RetryConfig::resolve_from`](super::RetryConfig::resolve_from).
 ///
-/// Implemented for [`ProcessEnv`] (the real environment), for
+/// **Not part of the API**: reachable only as `rebound_runtime::internals::Env`,
+/// hidden from the documentation and exempt from semantic versioning.
+///
+/// Implemented for the real environment (crate-private, used by
+/// [`RetryConfig::resolve`](super::RetryConfig::resolve)), for
 /// `HashMap<String, String>` and `BTreeMap<String, String>`, for slices and
 /// arrays of `(&str, &str)` pairs, and for references to any of them.
 ///
@@ -15,7 +20,7 @@ use std::hash::BuildHasher;
 ///
 /// ```
 /// use std::collections::HashMap;
-/// use rebound_runtime::config::Env;
+/// use rebound_runtime::internals::Env;
 ///
 /// let env = HashMap::from([("AWS_PROFILE".to_owned(), "dev".to_owned())]);
 /// assert_eq!(env.var("AWS_PROFILE").as_deref(), Some("dev"));
@@ -45,17 +50,8 @@ pub trait Env {
 /// A value that is not valid Unicode is passed on with replacement characters
 /// (`U+FFFD`), so that it is rejected with a message naming the variable
 /// instead of being silently ignored.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::config::{Env, ProcessEnv};
-///
-/// // Whatever the process has; `PATH` is set on every usual system.
-/// let _path = ProcessEnv.var("PATH");
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct ProcessEnv;
+pub(crate) struct ProcessEnv;
 
 impl Env for ProcessEnv {
     fn var_os(&self, name: &str) -> Option<OsString> {
@@ -149,6 +145,18 @@ mod tests {
             assert_eq!(env.var("A").as_deref(), Some("1"));
             assert_eq!(env.var("B"), None);
         }
+    }
+
+    #[test]
+    fn process_env_reads_the_real_environment() {
+        // Whatever the process has; `PATH` is set on every usual system.
+        let path = ProcessEnv.var("PATH");
+        assert_eq!(path.is_some(), std::env::var_os("PATH").is_some());
+        assert_eq!(
+            ProcessEnv.var_os("PATH"),
+            std::env::var_os("PATH"),
+            "var_os is the OS value"
+        );
     }
 
     #[test]

@@ -6,20 +6,11 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// One of the retry settings that [`RetryConfig`](super::RetryConfig) resolves.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::config::Setting;
-///
-/// assert_eq!(Setting::MaxAttempts.env_var(), "AWS_MAX_ATTEMPTS");
-/// assert_eq!(Setting::MaxAttempts.profile_key(), Some("max_attempts"));
-/// assert_eq!(Setting::Behavior.profile_key(), None);
-/// ```
+/// One of the retry settings that [`RetryConfig`](super::RetryConfig)
+/// resolves. Crate-private: errors carry its [`name`](Self::name) and
+/// [`expected`](Self::expected) text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Setting {
+pub(crate) enum Setting {
     /// `retry_mode` / `AWS_RETRY_MODE`: a [`RetryMode`](super::RetryMode).
     RetryMode,
     /// `max_attempts` / `AWS_MAX_ATTEMPTS`: total attempts, the first included.
@@ -31,16 +22,7 @@ pub enum Setting {
 
 impl Setting {
     /// The name used in messages: the config file key where there is one.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rebound_runtime::config::Setting;
-    ///
-    /// assert_eq!(Setting::RetryMode.name(), "retry_mode");
-    /// ```
-    #[must_use]
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Self::RetryMode => "retry_mode",
             Self::MaxAttempts => "max_attempts",
@@ -49,16 +31,7 @@ impl Setting {
     }
 
     /// The environment variable that sets it.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rebound_runtime::config::Setting;
-    ///
-    /// assert_eq!(Setting::Behavior.env_var(), "AWS_NEW_RETRIES_2026");
-    /// ```
-    #[must_use]
-    pub const fn env_var(self) -> &'static str {
+    pub(crate) const fn env_var(self) -> &'static str {
         match self {
             Self::RetryMode => "AWS_RETRY_MODE",
             Self::MaxAttempts => "AWS_MAX_ATTEMPTS",
@@ -67,16 +40,7 @@ impl Setting {
     }
 
     /// The key in a shared config file profile, if the setting has one.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rebound_runtime::config::Setting;
-    ///
-    /// assert_eq!(Setting::RetryMode.profile_key(), Some("retry_mode"));
-    /// ```
-    #[must_use]
-    pub const fn profile_key(self) -> Option<&'static str> {
+    pub(crate) const fn profile_key(self) -> Option<&'static str> {
         match self {
             Self::RetryMode => Some("retry_mode"),
             Self::MaxAttempts => Some("max_attempts"),
@@ -85,27 +49,12 @@ impl Setting {
     }
 
     /// What a valid value looks like, as error messages say it.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rebound_runtime::config::Setting;
-    ///
-    /// assert_eq!(Setting::MaxAttempts.expected(), "a whole number from 1 to 4294967295");
-    /// ```
-    #[must_use]
-    pub const fn expected(self) -> &'static str {
+    pub(crate) const fn expected(self) -> &'static str {
         match self {
             Self::RetryMode => "one of legacy, standard, adaptive, in any ASCII case",
             Self::MaxAttempts => "a whole number from 1 to 4294967295",
             Self::Behavior => "true or false, in lowercase",
         }
-    }
-}
-
-impl fmt::Display for Setting {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -162,20 +111,10 @@ impl fmt::Display for ConfigSource {
     }
 }
 
-/// What is wrong with a rejected value.
-///
-/// Its [`Display`](fmt::Display) is the hint that ends an error message.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::config::Problem;
-///
-/// assert_eq!(Problem::SurroundingWhitespace.to_string(), "remove the surrounding whitespace");
-/// ```
+/// What is wrong with a rejected value. Crate-private: errors carry its
+/// [`reason`](Self::reason), the hint that ends the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Problem {
+pub(crate) enum Problem {
     /// The value is the empty string.
     Empty,
     /// The value starts or ends with whitespace.
@@ -194,9 +133,10 @@ pub enum Problem {
     NotABoolean,
 }
 
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Problem {
+    /// The hint that ends an error message.
+    pub(crate) const fn reason(self) -> &'static str {
+        match self {
             Self::Empty => "the value is empty",
             Self::SurroundingWhitespace => "remove the surrounding whitespace",
             Self::Zero => "the count includes the first attempt, so 0 would allow none",
@@ -205,7 +145,7 @@ impl fmt::Display for Problem {
             Self::TooLarge => "the value does not fit in 32 bits",
             Self::UnknownMode => "not a retry mode",
             Self::NotABoolean => "not a boolean the other AWS SDKs recognise",
-        })
+        }
     }
 }
 
@@ -224,31 +164,45 @@ impl fmt::Display for Problem {
 ///     err.to_string(),
 ///     r#"invalid max_attempts "0" in environment variable AWS_MAX_ATTEMPTS: expected a whole number from 1 to 4294967295 (the count includes the first attempt, so 0 would allow none)"#
 /// );
-/// assert!(matches!(err, ConfigError::InvalidValue { .. }));
+/// assert!(matches!(
+///     err,
+///     ConfigError::InvalidValue { setting: "max_attempts", reason, .. }
+///         if reason == "the count includes the first attempt, so 0 would allow none"
+/// ));
 /// ```
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// A setting holds a value that cannot be used.
-    #[error("invalid {setting} {value:?} {origin}: expected {} ({problem})", setting.expected())]
+    #[error("invalid {setting} {value:?} {origin}: expected {expected} ({reason})")]
     InvalidValue {
-        /// Which setting.
-        setting: Setting,
+        /// Which setting, by the name messages use: `"retry_mode"`,
+        /// `"max_attempts"` or `"AWS_NEW_RETRIES_2026"` (the config file key
+        /// where there is one).
+        setting: &'static str,
         /// The value as found (for the config file: after the format's own
         /// trimming of spaces and tabs around it and of an inline comment).
         value: String,
         /// Where it was found.
         origin: ConfigSource,
-        /// What is wrong with it.
-        problem: Problem,
+        /// What a valid value of the setting looks like, e.g.
+        /// `"a whole number from 1 to 4294967295"`.
+        expected: &'static str,
+        /// What is wrong with this value, e.g.
+        /// `"a negative count is meaningless"`.
+        reason: &'static str,
     },
-    /// The shared config file exists but could not be read (permissions, not
-    /// UTF-8, a directory). A missing file is not an error.
+    /// The shared config file exists but could not be read: permissions, not
+    /// UTF-8, or refused — not a regular file (a directory, a FIFO, a device
+    /// such as `/dev/zero`) or larger than the 1 MiB limit. A missing file is
+    /// not an error.
     #[error("cannot read the AWS shared config file {}: {source}", path.display())]
     ReadConfigFile {
         /// The file, as resolved.
         path: PathBuf,
-        /// The I/O error.
+        /// The I/O error; for a refused file, its message says why
+        /// (`not a regular file (it is a directory)`,
+        /// `larger than the 1048576-byte limit for a config file`).
         source: Arc<io::Error>,
     },
     /// An environment variable that must be text (`AWS_PROFILE`) holds bytes
@@ -261,37 +215,56 @@ pub enum ConfigError {
         value: std::ffi::OsString,
     },
     /// A line of the shared config file is not in the format: a section or
-    /// key declared twice, a key before any section, a line that is not
-    /// `key = value`. The whole file is rejected, as botocore rejects it,
-    /// whichever profile the line is in.
-    #[error("invalid AWS shared config file {}, line {line}: {problem}", path.display())]
+    /// key declared twice, a key before any section, a header without `]`, a
+    /// line that is not `key = value`. The whole file is rejected, as botocore
+    /// rejects it, whichever profile the line is in.
+    #[error("invalid AWS shared config file {}, line {line}: {reason}", path.display())]
     ConfigFileSyntax {
         /// The file, as resolved.
         path: PathBuf,
         /// The 1-based line.
         line: usize,
-        /// What is wrong with it.
-        problem: super::SyntaxError,
+        /// What is wrong with it, e.g.
+        /// `key "max_attempts" is set a second time in this section (first on line 2)`.
+        reason: String,
     },
 }
 
 impl ConfigError {
-    /// The setting at fault, if the error is about a value.
+    /// A rejected value of `setting`.
+    pub(crate) fn invalid(
+        setting: Setting,
+        value: &str,
+        origin: ConfigSource,
+        problem: Problem,
+    ) -> Self {
+        Self::InvalidValue {
+            setting: setting.name(),
+            value: value.to_owned(),
+            origin,
+            expected: setting.expected(),
+            reason: problem.reason(),
+        }
+    }
+
+    /// The name of the setting at fault (`"retry_mode"`, `"max_attempts"` or
+    /// `"AWS_NEW_RETRIES_2026"`), if the error is about a value.
     ///
     /// # Examples
     ///
     /// ```
     /// use rebound_runtime::config::RetryConfig;
-    /// use rebound_runtime::config::{Problem, Setting};
     ///
-    /// let files: std::collections::HashMap<std::path::PathBuf, String> = Default::default();
-    /// let env: std::collections::HashMap<String, String> = Default::default();
-    /// let err = RetryConfig::new().max_attempts(0).resolve_from(&env, &files).unwrap_err();
-    /// assert_eq!(err.setting(), Some(Setting::MaxAttempts));
-    /// assert_eq!(err.problem(), Some(Problem::Zero));
+    /// // 0 set in code is rejected before anything else is read.
+    /// let err = RetryConfig::new().max_attempts(0).resolve().unwrap_err();
+    /// assert_eq!(err.setting(), Some("max_attempts"));
+    /// assert_eq!(
+    ///     err.reason(),
+    ///     Some("the count includes the first attempt, so 0 would allow none")
+    /// );
     /// ```
     #[must_use]
-    pub const fn setting(&self) -> Option<Setting> {
+    pub const fn setting(&self) -> Option<&'static str> {
         match self {
             Self::InvalidValue { setting, .. } => Some(*setting),
             Self::ReadConfigFile { .. }
@@ -300,15 +273,16 @@ impl ConfigError {
         }
     }
 
-    /// What is wrong with the value, if the error is about a value.
+    /// What is wrong with the value, if the error is about a value: the hint
+    /// in parentheses at the end of the message.
     ///
     /// # Examples
     ///
     /// See [`ConfigError::setting`].
     #[must_use]
-    pub const fn problem(&self) -> Option<Problem> {
+    pub const fn reason(&self) -> Option<&'static str> {
         match self {
-            Self::InvalidValue { problem, .. } => Some(*problem),
+            Self::InvalidValue { reason, .. } => Some(*reason),
             Self::ReadConfigFile { .. }
             | Self::ConfigFileSyntax { .. }
             | Self::NotUnicode { .. } => None,
@@ -320,12 +294,9 @@ impl ConfigError {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::config::RetryConfig;
-    /// use rebound_runtime::config::ConfigSource;
+    /// use rebound_runtime::config::{ConfigSource, RetryConfig};
     ///
-    /// let files: std::collections::HashMap<std::path::PathBuf, String> = Default::default();
-    /// let env: std::collections::HashMap<String, String> = Default::default();
-    /// let err = RetryConfig::new().max_attempts(0).resolve_from(&env, &files).unwrap_err();
+    /// let err = RetryConfig::new().max_attempts(0).resolve().unwrap_err();
     /// assert_eq!(err.origin(), Some(&ConfigSource::Code));
     /// ```
     #[must_use]

@@ -6,19 +6,26 @@ use std::hash::BuildHasher;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// A source of file contents.
+/// A source of file contents: the test seam of
+/// [`RetryConfig::resolve_from`](super::RetryConfig::resolve_from).
 ///
-/// Implemented for [`OsFiles`] (the real file system) and, for tests, for
+/// **Not part of the API**: reachable only as
+/// `rebound_runtime::internals::FileSource`, hidden from the documentation
+/// and exempt from semantic versioning.
+///
+/// Implemented for the real file system (crate-private, used by
+/// [`RetryConfig::resolve`](super::RetryConfig::resolve)) and, for tests, for
 /// `HashMap<PathBuf, String>`, `BTreeMap<PathBuf, String>` and slices and
 /// arrays of `(path, contents)` string pairs (a path that is not there does
-/// not exist), and for references to any of them.
+/// not exist), and for references to any of them. Whatever the source, a
+/// text longer than the 1 MiB limit is refused.
 ///
 /// # Examples
 ///
 /// ```
 /// use std::collections::HashMap;
 /// use std::path::{Path, PathBuf};
-/// use rebound_runtime::config::FileSource;
+/// use rebound_runtime::internals::FileSource;
 ///
 /// let files = HashMap::from([(PathBuf::from("/c"), "[default]\n".to_owned())]);
 /// assert_eq!(files.read(Path::new("/c")).unwrap().as_deref(), Some("[default]\n"));
@@ -40,14 +47,13 @@ pub trait FileSource {
 /// kilobytes; the cap keeps a mistaken `AWS_CONFIG_FILE` (`/dev/zero`, a huge
 /// log) from reading until memory runs out. It applies to every
 /// [`FileSource`]: a longer text is refused with the path and the reason.
-pub const MAX_CONFIG_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_CONFIG_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Why [`OsFiles`] refused to read a path (the inner error of the
 /// [`io::Error`] it returns, which [`ConfigError::ReadConfigFile`](super::ConfigError::ReadConfigFile)
 /// reports with the path).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RefusedFile {
+pub(crate) enum RefusedFile {
     /// Not a regular file: a directory, a FIFO (reading one can block
     /// forever), a device such as `/dev/zero`, a socket.
     #[error("not a regular file (it is {kind})")]
@@ -67,19 +73,8 @@ pub enum RefusedFile {
 /// [`MAX_CONFIG_FILE_BYTES`]; anything else is an error naming the reason
 /// ([`RefusedFile`]), checked before the file is opened and again on what
 /// was opened, which is opened without blocking: a FIFO cannot block.
-///
-/// # Examples
-///
-/// ```
-/// use std::path::Path;
-/// use rebound_runtime::config::{FileSource, OsFiles};
-///
-/// assert_eq!(OsFiles.read(Path::new("/surely/not/here/config")).unwrap(), None);
-/// let err = OsFiles.read(Path::new("/dev/zero")).unwrap_err();
-/// assert!(err.to_string().contains("not a regular file"), "{err}");
-/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct OsFiles;
+pub(crate) struct OsFiles;
 
 impl FileSource for OsFiles {
     fn read(&self, path: &Path) -> io::Result<Option<String>> {
@@ -199,12 +194,105 @@ impl<F: FileSource + ?Sized> FileSource for &F {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{RetryConfig, RetryMode};
+
+    /// A fresh directory under the system's temporary directory.
+    fn tempdir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("rebound-config-{name}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_missing_file_is_none() {
+        let read = OsFiles.read(Path::new("/surely/not/here/config"));
+        assert_eq!(read.unwrap(), None);
+    }
+
+    #[test]
+    fn real_file_system_through_os_files() {
+        // A real file in a fresh temporary directory; never ~/.aws/config.
+        let dir = tempdir("os-files");
+        let path = dir.join("config");
+        std::fs::write(&path, "[profile ci]\r\nretry_mode = adaptive\r\n").unwrap();
+        let env = [("AWS_PROFILE", "ci"), ("HOME", "/nonexistent-home")];
+        let resolved = RetryConfig::new()
+            .config_file(&path)
+            .resolve_from(&env, &OsFiles)
+            .unwrap();
+        assert_eq!(resolved.mode, RetryMode::Adaptive);
+        let missing = RetryConfig::new()
+            .config_file(dir.join("absent"))
+            .resolve_from(&env, &OsFiles)
+            .unwrap();
+        assert_eq!(missing.mode, RetryMode::Standard);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn non_utf8_home_and_config_paths_are_used_as_they_are() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::OsStringExt as _;
+
+        let dir = tempdir("non-utf8");
+        let odd = OsString::from_vec(b"caf\xe9".to_vec());
+        let home = dir.join(&odd);
+        std::fs::create_dir_all(home.join(".aws")).unwrap();
+        std::fs::write(home.join(".aws/config"), "[default]\nmax_attempts = 7\n").unwrap();
+        let env = [("HOME", home.clone().into_os_string())];
+        let resolved = RetryConfig::new().resolve_from(&env, &OsFiles).unwrap();
+        assert_eq!(resolved.max_attempts, Some(7), "HOME read lossily");
+
+        let env = [
+            ("HOME", OsString::from("/nowhere")),
+            ("AWS_CONFIG_FILE", home.join(".aws/config").into_os_string()),
+        ];
+        let resolved = RetryConfig::new().resolve_from(&env, &OsFiles).unwrap();
+        assert_eq!(
+            resolved.max_attempts,
+            Some(7),
+            "AWS_CONFIG_FILE read lossily"
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read() {
+        let dir = tempdir("kinds");
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+        let big = dir.join("big");
+        std::fs::write(&big, "#".repeat(2 * 1024 * 1024)).unwrap();
+        for (path, why) in [
+            (fifo.to_str().unwrap(), "not a regular file (it is a FIFO)"),
+            ("/dev/zero", "not a regular file (it is a character device)"),
+            (
+                dir.to_str().unwrap(),
+                "not a regular file (it is a directory)",
+            ),
+            (big.to_str().unwrap(), "larger than the 1048576-byte limit"),
+        ] {
+            // A FIFO would block forever if opened: refused before opening.
+            let err = RetryConfig::new()
+                .resolve_from(&[("HOME", "/h"), ("AWS_CONFIG_FILE", path)], &OsFiles)
+                .unwrap_err();
+            let message = err.to_string();
+            assert!(message.contains(path) && message.contains(why), "{message}");
+        }
+        std::fs::remove_dir_all(dir).ok();
+    }
 
     /// A path that was a regular file when checked and is a FIFO when
     /// opened: `open_regular` is what `OsFiles::read` does after the check.
+    #[cfg(unix)]
     #[test]
     fn a_path_swapped_to_a_fifo_is_refused_without_blocking() {
         let dir = std::env::temp_dir().join(format!("rebound-fifo-{}", std::process::id()));

@@ -76,19 +76,19 @@
 //!   it on a new line (so `max_attempts = 5` followed by an indented `6` is
 //!   the invalid `"5\n6"`).
 //! - Rejected, with the file, the line and the reason
-//!   ([`ConfigError::ConfigFileSyntax`], [`SyntaxError`]), whichever profile
-//!   the line is in — the whole file is refused, as botocore refuses it: a
-//!   section declared twice, a key given twice in one section, a key before
-//!   the first section, a header without `]`, a line that is neither a
-//!   header, a comment nor `key = value`.
+//!   ([`ConfigError::ConfigFileSyntax`]), whichever profile the line is in —
+//!   the whole file is refused, as botocore refuses it: a section declared
+//!   twice, a key given twice in one section, a key before the first
+//!   section, a header without `]`, a line that is neither a header, a
+//!   comment nor `key = value`.
 //! - The path: `AWS_CONFIG_FILE` gets `$NAME` / `${NAME}` expanded from the
 //!   environment (unknown names stay as written), then a leading `~` (as
 //!   botocore: `expandvars`, then `expanduser`). Paths and `HOME` are read as
 //!   the OS holds them, so non-UTF-8 paths work.
-//! - Only a regular file is read, up to [`MAX_CONFIG_FILE_BYTES`] (1 MiB): a
-//!   directory, a FIFO (which would block), a device such as `/dev/zero`, or
-//!   a larger file is refused with the path and the reason
-//!   ([`ConfigError::ReadConfigFile`] around a [`RefusedFile`]).
+//! - Only a regular file is read, up to 1 MiB (1048576 bytes): a directory,
+//!   a FIFO (which would block), a device such as `/dev/zero`, or a larger
+//!   file is refused with the path and the reason
+//!   ([`ConfigError::ReadConfigFile`], whose I/O error says why).
 //!
 //! # Examples
 //!
@@ -108,7 +108,7 @@
 //! assert_eq!(resolved.mode, RetryMode::Adaptive);
 //! assert_eq!(resolved.max_attempts, Some(5)); // the environment beats the file
 //! assert_eq!(
-//!     resolved.sources.mode,
+//!     resolved.mode_source,
 //!     Some(ConfigSource::ConfigFile {
 //!         path: "/home/me/.aws/config".into(),
 //!         profile: "default".into(),
@@ -118,11 +118,19 @@
 //! # Ok::<(), rebound_runtime::config::ConfigError>(())
 //! ```
 
+// `ConfigError::InvalidValue` carries its setting, value, origin, expected
+// text and reason as plain public fields: 128 bytes, at clippy's threshold.
+// Resolution runs once per client and fails rarely; the size is the price of
+// fields a caller can match on without crate-private types.
+#![allow(clippy::result_large_err)]
+
 mod behavior;
 mod build;
-mod env;
+// `pub(crate)` so that `crate::internals` can re-export the test seam's
+// traits, `Env` and `FileSource`, which are not part of this module's API.
+pub(crate) mod env;
 mod error;
-mod files;
+pub(crate) mod files;
 mod mode;
 mod parse;
 mod paths;
@@ -133,10 +141,7 @@ mod selected_profile;
 
 use crate::RetryBehavior;
 pub use build::ConfiguredRetryStrategy;
-pub use env::{Env, ProcessEnv};
-pub use error::{ConfigError, ConfigSource, Problem, Setting};
-pub use files::{FileSource, MAX_CONFIG_FILE_BYTES, OsFiles, RefusedFile};
-pub use mode::{ParseRetryModeError, RetryMode};
-pub use profile_file::SyntaxError;
-pub use resolved::{ResolvedRetryConfig, Sources};
+pub use error::{ConfigError, ConfigSource};
+pub use mode::RetryMode;
+pub use resolved::ResolvedRetryConfig;
 pub use retry_config::RetryConfig;

@@ -4,6 +4,7 @@ use core::fmt;
 use core::str::FromStr;
 
 use super::error::{Problem, Setting};
+use super::{ConfigError, ConfigSource};
 
 /// How failed requests are retried: the AWS shared setting `retry_mode`.
 ///
@@ -13,13 +14,35 @@ use super::error::{Problem, Setting};
 /// `ADAPTIVE` are accepted, as aws-sdk-rust accepts them). Nothing else:
 /// surrounding whitespace, an empty string or another word is an error.
 ///
+/// # Parsing
+///
+/// [`FromStr`] fails with [`ConfigError::InvalidValue`] whose origin is
+/// [`ConfigSource::Code`]: a mode parsed from a string is a value given in
+/// code. Resolution from the environment or the config file reports the
+/// same error with that source instead.
+///
+/// ```
+/// use rebound_runtime::config::{ConfigError, ConfigSource, RetryMode};
+///
+/// let err = "fast".parse::<RetryMode>().unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     r#"invalid retry_mode "fast" set in code: expected one of legacy, standard, adaptive, in any ASCII case (not a retry mode)"#
+/// );
+/// assert!(matches!(
+///     err,
+///     ConfigError::InvalidValue { setting: "retry_mode", origin: ConfigSource::Code, .. }
+/// ));
+/// assert_eq!("".parse::<RetryMode>().unwrap_err().reason(), Some("the value is empty"));
+/// ```
+///
 /// # Examples
 ///
 /// ```
 /// use rebound_runtime::config::RetryMode;
 ///
-/// assert_eq!("standard".parse::<RetryMode>(), Ok(RetryMode::Standard));
-/// assert_eq!("ADAPTIVE".parse::<RetryMode>(), Ok(RetryMode::Adaptive));
+/// assert_eq!("standard".parse::<RetryMode>().ok(), Some(RetryMode::Standard));
+/// assert_eq!("ADAPTIVE".parse::<RetryMode>().ok(), Some(RetryMode::Adaptive));
 /// assert!(" standard".parse::<RetryMode>().is_err());
 /// assert_eq!(RetryMode::default(), RetryMode::Standard);
 /// assert_eq!(RetryMode::Legacy.to_string(), "legacy");
@@ -114,84 +137,15 @@ impl fmt::Display for RetryMode {
     }
 }
 
-/// The error of [`RetryMode`]'s [`FromStr`]: the value is not one of
-/// `legacy`, `standard`, `adaptive`.
-///
-/// Resolution from the environment or the config file reports a
-/// [`ConfigError`](super::ConfigError) instead, which also names the source.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::config::RetryMode;
-///
-/// let err = "fast".parse::<RetryMode>().unwrap_err();
-/// assert_eq!(
-///     err.to_string(),
-///     r#"invalid retry mode "fast": expected one of legacy, standard, adaptive, in any ASCII case (not a retry mode)"#
-/// );
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseRetryModeError {
-    value: String,
-    problem: Problem,
-}
-
-impl ParseRetryModeError {
-    /// The rejected input.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rebound_runtime::config::RetryMode;
-    ///
-    /// assert_eq!("".parse::<RetryMode>().unwrap_err().value(), "");
-    /// ```
-    #[must_use]
-    pub fn value(&self) -> &str {
-        &self.value
-    }
-
-    /// What is wrong with it.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use rebound_runtime::config::RetryMode;
-    /// use rebound_runtime::config::Problem;
-    ///
-    /// assert_eq!("".parse::<RetryMode>().unwrap_err().problem(), Problem::Empty);
-    /// ```
-    #[must_use]
-    pub const fn problem(&self) -> Problem {
-        self.problem
-    }
-}
-
 impl FromStr for RetryMode {
-    type Err = ParseRetryModeError;
+    type Err = ConfigError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse_setting(s).map_err(|problem| ParseRetryModeError {
-            value: s.to_owned(),
-            problem,
+        Self::parse_setting(s).map_err(|problem| {
+            ConfigError::invalid(Setting::RetryMode, s, ConfigSource::Code, problem)
         })
     }
 }
-
-impl fmt::Display for ParseRetryModeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid retry mode {:?}: expected {} ({})",
-            self.value,
-            Setting::RetryMode.expected(),
-            self.problem
-        )
-    }
-}
-
-impl std::error::Error for ParseRetryModeError {}
 
 #[cfg(test)]
 mod tests {
@@ -201,8 +155,11 @@ mod tests {
     fn accepts_every_mode_in_any_ascii_case() {
         for mode in RetryMode::ALL {
             let name = mode.as_str();
-            assert_eq!(name.parse(), Ok(mode));
-            assert_eq!(name.to_ascii_uppercase().parse(), Ok(mode));
+            assert_eq!(name.parse::<RetryMode>().ok(), Some(mode));
+            assert_eq!(
+                name.to_ascii_uppercase().parse::<RetryMode>().ok(),
+                Some(mode)
+            );
             let mixed: String = name
                 .chars()
                 .enumerate()
@@ -214,7 +171,7 @@ mod tests {
                     }
                 })
                 .collect();
-            assert_eq!(mixed.parse(), Ok(mode));
+            assert_eq!(mixed.parse::<RetryMode>().ok(), Some(mode));
         }
     }
 
@@ -231,9 +188,24 @@ mod tests {
             ("ſtandard", Problem::UnknownMode),
         ];
         for (input, problem) in cases {
+            assert_eq!(RetryMode::parse_setting(input), Err(problem), "{input:?}");
             let err = input.parse::<RetryMode>().unwrap_err();
-            assert_eq!(err.problem(), problem, "{input:?}");
-            assert_eq!(err.value(), input);
+            match &err {
+                ConfigError::InvalidValue {
+                    setting,
+                    value,
+                    origin,
+                    expected,
+                    reason,
+                } => {
+                    assert_eq!(*setting, "retry_mode");
+                    assert_eq!(value, input);
+                    assert_eq!(*origin, ConfigSource::Code);
+                    assert_eq!(*expected, Setting::RetryMode.expected());
+                    assert_eq!(*reason, problem.reason(), "{input:?}");
+                }
+                other => panic!("expected InvalidValue, got {other:?}"),
+            }
         }
     }
 }

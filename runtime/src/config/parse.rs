@@ -3,7 +3,9 @@
 //! [`ConfigError`] naming the setting, the value and its source, for the
 //! environment and the config file alike.
 
-use super::{ConfigError, ConfigSource, Env, Problem, Setting};
+use super::env::Env;
+use super::error::{Problem, Setting};
+use super::{ConfigError, ConfigSource};
 
 /// A value and where it was found.
 pub(super) type Found<T> = Option<(T, ConfigSource)>;
@@ -30,12 +32,7 @@ pub(super) fn checked<T>(
 ) -> Result<(T, ConfigSource), ConfigError> {
     match parse(value) {
         Ok(parsed) => Ok((parsed, origin)),
-        Err(problem) => Err(ConfigError::InvalidValue {
-            setting,
-            value: value.to_owned(),
-            origin,
-            problem,
-        }),
+        Err(problem) => Err(ConfigError::invalid(setting, value, origin, problem)),
     }
 }
 

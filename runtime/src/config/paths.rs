@@ -5,7 +5,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use super::Env;
+use super::env::Env;
 
 /// Expands `$NAME` and `${NAME}` (`NAME` of ASCII letters, digits and `_`)
 /// from `env`, leaving unknown variables and anything else as written:

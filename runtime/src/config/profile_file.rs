@@ -77,8 +77,7 @@ struct OpenKey {
 
 /// A line of the config file that the format does not accept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SyntaxError {
+pub(crate) enum SyntaxError {
     /// A section header (`[profile dev]`, `[default]`, ...) appears twice.
     #[error("section [{name}] is declared a second time (first on line {first_line})")]
     DuplicateSection {

@@ -1,5 +1,5 @@
-//! [`ResolvedRetryConfig`] and its [`Sources`]: what resolution produces,
-//! one value per setting and where each came from, kept apart from the
+//! [`ResolvedRetryConfig`]: what resolution produces, one value per setting
+//! and where each came from, kept apart from the
 //! resolution itself so the result type reads on its own.
 
 #[cfg(doc)]
@@ -30,8 +30,8 @@ use super::{ConfigSource, RetryBehavior, RetryMode};
 /// assert_eq!(resolved.mode, RetryMode::Standard);
 /// assert_eq!(resolved.max_attempts, None);
 /// assert_eq!(resolved.effective_max_attempts(), Some(3));
-/// assert_eq!(resolved.sources.mode, None); // the default
-/// assert!(resolved.sources.behavior.is_some()); // the environment
+/// assert_eq!(resolved.mode_source, None); // the default
+/// assert!(resolved.behavior_source.is_some()); // the environment
 /// # Ok::<(), rebound_runtime::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,8 +45,25 @@ pub struct ResolvedRetryConfig {
     pub max_attempts: Option<u32>,
     /// The standard-mode generation (also used by adaptive mode).
     pub behavior: RetryBehavior,
-    /// Where each value came from.
-    pub sources: Sources,
+    /// Where [`mode`](Self::mode) came from; `None` means the built-in
+    /// default.
+    ///
+    /// ```
+    /// use rebound_runtime::config::{ConfigSource, RetryConfig};
+    ///
+    /// let none = std::collections::BTreeMap::new();
+    /// let resolved = RetryConfig::new().resolve_from(&[("AWS_RETRY_MODE", "legacy")], &none)?;
+    /// assert_eq!(resolved.mode_source, Some(ConfigSource::Env { var: "AWS_RETRY_MODE" }));
+    /// assert_eq!(resolved.max_attempts_source, None);
+    /// # Ok::<(), rebound_runtime::config::ConfigError>(())
+    /// ```
+    pub mode_source: Option<ConfigSource>,
+    /// Where [`max_attempts`](Self::max_attempts) came from; `None` when no
+    /// source set it.
+    pub max_attempts_source: Option<ConfigSource>,
+    /// Where [`behavior`](Self::behavior) came from; `None` means the
+    /// built-in default.
+    pub behavior_source: Option<ConfigSource>,
 }
 
 impl ResolvedRetryConfig {
@@ -70,29 +87,4 @@ impl ResolvedRetryConfig {
             None => self.mode.default_max_attempts(),
         }
     }
-}
-
-/// Where each resolved value came from; `None` means the built-in default.
-///
-/// # Examples
-///
-/// ```
-/// use rebound_runtime::config::RetryConfig;
-/// use rebound_runtime::config::ConfigSource;
-///
-/// let none = std::collections::BTreeMap::new();
-/// let resolved = RetryConfig::new().resolve_from(&[("AWS_RETRY_MODE", "legacy")], &none)?;
-/// assert_eq!(resolved.sources.mode, Some(ConfigSource::Env { var: "AWS_RETRY_MODE" }));
-/// assert_eq!(resolved.sources.max_attempts, None);
-/// # Ok::<(), rebound_runtime::config::ConfigError>(())
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Sources {
-    /// Of [`ResolvedRetryConfig::mode`].
-    pub mode: Option<ConfigSource>,
-    /// Of [`ResolvedRetryConfig::max_attempts`].
-    pub max_attempts: Option<ConfigSource>,
-    /// Of [`ResolvedRetryConfig::behavior`].
-    pub behavior: Option<ConfigSource>,
 }

@@ -9,12 +9,12 @@
 use std::path::PathBuf;
 
 use super::behavior;
+use super::env::{Env, ProcessEnv};
+use super::error::{Problem, Setting};
+use super::files::{FileSource, OsFiles};
 use super::parse::{from_env, parse_max_attempts};
 use super::selected_profile::SelectedProfile;
-use super::{
-    ConfigError, ConfigSource, Env, FileSource, OsFiles, Problem, ProcessEnv, ResolvedRetryConfig,
-    RetryBehavior, RetryMode, Setting, Sources,
-};
+use super::{ConfigError, ConfigSource, ResolvedRetryConfig, RetryBehavior, RetryMode};
 
 /// Retry settings set in code, and the resolution that fills in the rest
 /// from the environment, the shared config file and the defaults.
@@ -219,6 +219,12 @@ impl RetryConfig {
     /// Resolves every setting from `env` and `files` instead of the process
     /// environment and the file system: the form tests use.
     ///
+    /// **Unstable, not part of the API**: hidden from the documentation and
+    /// exempt from semantic versioning, like its `Env` and `FileSource`
+    /// traits (reachable only through the hidden `internals` module); it may
+    /// change or go in any release. Applications call
+    /// [`resolve`](Self::resolve).
+    ///
     /// # Errors
     ///
     /// As [`resolve`](Self::resolve).
@@ -240,6 +246,7 @@ impl RetryConfig {
     ///     r#"invalid max_attempts "lots" in /h/.aws/config, profile "default", line 2: expected a whole number from 1 to 4294967295 (only the digits 0-9 are allowed)"#
     /// );
     /// ```
+    #[doc(hidden)]
     pub fn resolve_from(
         &self,
         env: &(impl Env + ?Sized),
@@ -248,12 +255,12 @@ impl RetryConfig {
         let mut mode = self.mode.map(|mode| (mode, ConfigSource::Code));
         let mut max_attempts = match self.max_attempts {
             Some(0) => {
-                return Err(ConfigError::InvalidValue {
-                    setting: Setting::MaxAttempts,
-                    value: "0".to_owned(),
-                    origin: ConfigSource::Code,
-                    problem: Problem::Zero,
-                });
+                return Err(ConfigError::invalid(
+                    Setting::MaxAttempts,
+                    "0",
+                    ConfigSource::Code,
+                    Problem::Zero,
+                ));
             }
             Some(n) => Some((n, ConfigSource::Code)),
             None => None,
@@ -294,11 +301,9 @@ impl RetryConfig {
             mode: mode.unwrap_or_default(),
             max_attempts,
             behavior: behavior.unwrap_or_default(),
-            sources: Sources {
-                mode: mode_source,
-                max_attempts: max_attempts_source,
-                behavior: behavior_source,
-            },
+            mode_source,
+            max_attempts_source,
+            behavior_source,
         })
     }
 }

@@ -8,13 +8,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::env::Env;
+use super::error::{Problem, Setting};
+use super::files::{FileSource, MAX_CONFIG_FILE_BYTES, RefusedFile};
 use super::parse::{Found, checked};
 use super::paths::{expand_home, expand_vars};
 use super::profile_file::ProfileFile;
-use super::{
-    ConfigError, ConfigSource, Env, FileSource, MAX_CONFIG_FILE_BYTES, Problem, RefusedFile,
-    Setting,
-};
+use super::{ConfigError, ConfigSource};
 
 const AWS_CONFIG_FILE: &str = "AWS_CONFIG_FILE";
 const AWS_PROFILE: &str = "AWS_PROFILE";
@@ -108,7 +108,7 @@ impl SelectedProfile {
             ProfileFile::parse(&text).map_err(|(line, problem)| ConfigError::ConfigFileSyntax {
                 path: path.clone(),
                 line,
-                problem,
+                reason: problem.to_string(),
             })?;
         Ok(Some(SelectedProfile {
             file,
