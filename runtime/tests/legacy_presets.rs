@@ -435,13 +435,13 @@ fn botocore_service_entries_add_their_rules() {
     let generic = LegacyRetryStrategy::botocore();
     for (service, status, code) in cases {
         let error = HttpErrorResponse::new(status).with_code(code);
-        assert!(!generic.classify(&error).is_some(), "{service} {code}");
+        assert!(generic.classify(&error).is_none(), "{service} {code}");
         let own = LegacyRetryStrategy::botocore_for_service(service);
         assert_eq!(own.preset(), LegacyPreset::Botocore);
         assert_eq!(run_attempts(&own, &error), 5, "{service} {code}");
         // Status and code must both match.
         let other_status = HttpErrorResponse::new(418).with_code(code);
-        assert!(!own.classify(&other_status).is_some(), "{service} {code}");
+        assert!(own.classify(&other_status).is_none(), "{service} {code}");
     }
     // DynamoDB is a preset of its own; unknown services get the defaults.
     let dynamodb = LegacyRetryStrategy::botocore_for_service("DynamoDB");

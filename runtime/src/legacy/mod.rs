@@ -231,7 +231,7 @@ impl LegacyRetryStrategy {
     ///
     /// let bad_digest = HttpErrorResponse::new(400).with_code("BadDigest");
     /// assert!(LegacyRetryStrategy::botocore_for_service("s3").classify(&bad_digest).is_some());
-    /// assert!(!LegacyRetryStrategy::botocore().classify(&bad_digest).is_some());
+    /// assert!(LegacyRetryStrategy::botocore().classify(&bad_digest).is_none());
     /// let dynamodb = LegacyRetryStrategy::botocore_for_service("dynamodb");
     /// assert_eq!(dynamodb.preset(), LegacyPreset::BotocoreDynamoDb);
     /// ```
