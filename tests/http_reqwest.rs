@@ -9,7 +9,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use rebound::RetryAfterPolicy;
+use rebound::backoff::RetryAfterPolicy;
 use rebound::http::ResponseClassifier;
 use rebound::reqwest::RequestBuilderExt as _;
 use rebound::time::ManualClock;

@@ -81,7 +81,6 @@ pub mod backoff;
 pub mod classify;
 pub mod config;
 mod executor;
-mod give_up;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod legacy;
@@ -89,6 +88,7 @@ mod never;
 mod partition;
 mod quota;
 pub mod rate_limiter;
+mod refusal;
 #[cfg(feature = "reqwest")]
 pub mod reqwest;
 mod standard;
@@ -101,15 +101,15 @@ mod vocabulary;
 pub mod waiter;
 
 pub use adaptive::{AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
-pub use backoff::{Backoff, RetryAfterPolicy};
 pub use executor::{GiveUpEvent, Retry, RetryError, RetryEvent, RetryListener, StopReason};
 pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
 pub use quota::RetryQuota;
+pub use refusal::TokenAcquisitionFailed;
 pub use standard::{
     AwsServiceDefaults, RetryBehavior, StandardRetryStrategy, StandardRetryStrategyBuilder,
 };
-pub use strategy::{RetryKind, RetryStrategy, SendPermit, TokenAcquisitionFailed};
+pub use strategy::{RetryKind, RetryStrategy, SendPermit};
 pub use token::{RetryToken, TokenIssuer};
 pub use vocabulary::{
     Classified, ErrorFault, ErrorInfo, ErrorMetadata, FailureInfo, ProvideErrorMetadata,
@@ -168,7 +168,8 @@ pub mod internals {
         javascript_v2_is_throttling, javascript_v2_retries_response,
     };
     pub use crate::rate_limiter::acquire::RateLimited;
-    pub use crate::rate_limiter::cubic::{BETA, CubicCalculator, CubicParams, SCALE_CONSTANT};
+    pub use crate::rate_limiter::cubic::{CubicCalculator, CubicParams};
+    pub use crate::rate_limiter::cubic_shape::{BETA, SCALE_CONSTANT};
     pub use crate::rate_limiter::send_rate::{SMOOTHING, SendRateMeter, TIME_BUCKET_RANGE};
     pub use crate::rate_limiter::state::{
         MAX_RATE_ADJUST_SCALE, RateLimiterSnapshot, RateLimiterState,

@@ -1,6 +1,9 @@
 //! [`NeverRetryStrategy`]: one attempt, never a retry.
 
-use crate::{FailureInfo, RetryKind, RetryStrategy, RetryToken, TokenAcquisitionFailed};
+use crate::refusal::TokenAcquisitionFailed;
+use crate::strategy::{RetryKind, RetryStrategy};
+use crate::token::RetryToken;
+use crate::vocabulary::FailureInfo;
 
 /// A strategy that makes exactly one attempt: every failure ends the
 /// request. For calls that must not be repeated (a non-idempotent write
@@ -73,8 +76,8 @@ impl RetryStrategy for NeverRetryStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SendPermit;
     use crate::classify::HttpErrorResponse;
+    use crate::strategy::SendPermit;
 
     #[test]
     fn every_failure_ends_the_request() {

@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use lru::LruCache;
 
-use crate::RetryQuota;
+use crate::quota::RetryQuota;
 
 /// A map from a partition key to shared state, created on first use, that
 /// keeps at most [`max_partitions`](Self::max_partitions) keys.

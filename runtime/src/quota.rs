@@ -21,7 +21,7 @@ use loom::sync::atomic::{AtomicU32, Ordering};
 #[cfg(not(loom))]
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::TokenIssuer;
+use crate::token::TokenIssuer;
 
 /// A retry quota (AWS SDKs' "retry quota", botocore's `RetryQuota`): a bucket
 /// of `capacity` tokens, starting full.

@@ -18,7 +18,7 @@ use core::num::NonZeroU64;
 use core::time::Duration;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::TokenAcquisitionFailed;
+use crate::refusal::TokenAcquisitionFailed;
 
 /// The state of one request between its attempts: which attempt comes next,
 /// how long to wait before it, and what the last retry took from the quota.

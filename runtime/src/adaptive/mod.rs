@@ -7,12 +7,14 @@ use std::sync::Arc;
 use std::time::Duration;
 use std::time::Instant;
 
+use crate::partition::Partitions;
 use crate::rate_limiter::{AcquireMode, ClientRateLimiter, CubicShape};
+use crate::refusal::TokenAcquisitionFailed;
+use crate::standard::StandardRetryStrategy;
+use crate::strategy::{RetryKind, RetryStrategy, SendPermit};
 use crate::time::{Clock, FastClock};
-use crate::{
-    FailureInfo, Partitions, RetryKind, RetryStrategy, RetryToken, SendPermit,
-    StandardRetryStrategy, TokenAcquisitionFailed,
-};
+use crate::token::RetryToken;
+use crate::vocabulary::FailureInfo;
 
 /// The AWS *adaptive* retry mode: the standard mode, plus a client-side
 /// rate limiter that slows every send down after the service starts
@@ -846,7 +848,7 @@ mod tests {
         let permit = strategy.acquire_send_permit(&mut first).expect("blocking");
         assert!(matches!(permit, SendPermit::Wait(_)), "{permit:?}");
         let sleeper_clock = clock.clone();
-        let result: Result<(), _> = crate::Retry::new(&strategy)
+        let result: Result<(), _> = crate::executor::Retry::new(&strategy)
             .clock(clock.clone())
             .sleeper(move |wait| sleeper_clock.advance(wait))
             .budget(Duration::from_millis(600))

@@ -196,7 +196,7 @@ impl AwsErrorClassifier {
 mod tests {
     use super::codes::{THROTTLING_ERROR_CODES, TRANSIENT_ERROR_CODES};
     use super::*;
-    use crate::{ErrorFault, ErrorInfo, RetryInfo};
+    use crate::vocabulary::{ErrorFault, ErrorInfo, RetryInfo};
 
     /// A modeled error, as `#[derive(RetryInfo)]` would describe it.
     struct Modeled {

@@ -7,7 +7,7 @@ use core::fmt;
 use core::time::Duration;
 use std::borrow::Cow;
 
-use crate::{Classified, ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+use crate::vocabulary::{Classified, ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
 /// An error response that matched none of the operation's modeled errors:
 /// only its status, error code and retry-after header are known.
@@ -235,7 +235,7 @@ mod tests {
 
     #[test]
     fn a_request_that_was_never_sent_is_not_retried() {
-        let failure = crate::TransportFailure::InvalidRequest;
+        let failure = crate::vocabulary::TransportFailure::InvalidRequest;
         assert_eq!(failure.retry_safety(), RetrySafety::No);
         assert_eq!(failure.fault(), ErrorFault::Client);
         assert!(!failure.is_timeout());
@@ -243,7 +243,7 @@ mod tests {
 
     #[test]
     fn transport_failures_are_transient_and_only_two_are_timeouts() {
-        use crate::TransportFailure::*;
+        use crate::vocabulary::TransportFailure::*;
         for failure in [
             Connect,
             ConnectTimeout,

@@ -12,7 +12,7 @@
 //! variable: it always follows 2.1.
 
 use super::error::Problem;
-use crate::RetryBehavior;
+use crate::standard::RetryBehavior;
 
 /// Parses the value of `AWS_NEW_RETRIES_2026`.
 pub(crate) fn parse_new_retries_flag(value: &str) -> Result<RetryBehavior, Problem> {

@@ -5,12 +5,13 @@
 //! special cases, the legacy preset) is the caller's to choose on the
 //! builders this module hands out.
 
+use crate::adaptive::{AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
 use crate::legacy::{LegacyPreset, LegacyRetryStrategy, LegacyRetryStrategyBuilder};
-use crate::{
-    AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder, FailureInfo, RetryKind, RetryStrategy,
-    RetryToken, SendPermit, StandardRetryStrategy, StandardRetryStrategyBuilder,
-    TokenAcquisitionFailed,
-};
+use crate::refusal::TokenAcquisitionFailed;
+use crate::standard::{StandardRetryStrategy, StandardRetryStrategyBuilder};
+use crate::strategy::{RetryKind, RetryStrategy, SendPermit};
+use crate::token::RetryToken;
+use crate::vocabulary::FailureInfo;
 
 use super::{ResolvedRetryConfig, RetryMode};
 

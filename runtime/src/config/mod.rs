@@ -139,7 +139,7 @@ mod resolved;
 mod retry_config;
 mod selected_profile;
 
-use crate::RetryBehavior;
+use crate::standard::RetryBehavior;
 pub use build::ConfiguredRetryStrategy;
 pub use error::{ConfigError, ConfigSource};
 pub use mode::RetryMode;

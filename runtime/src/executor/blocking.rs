@@ -4,8 +4,9 @@ use super::classifier::{ByClosure, Classify, Native};
 use super::listen::{self, RetryListener};
 use super::request::{Action, InFlight, Request, Step};
 use super::{Retry, RetryError};
+use crate::strategy::RetryStrategy;
 use crate::time::{Clock, Sleeper};
-use crate::{FailureInfo, RetryStrategy};
+use crate::vocabulary::FailureInfo;
 
 // `Sl: Sleeper` is on each method, not on the impl, so that a wrong sleeper
 // gets the trait's own diagnostic, not "method exists but its bounds...".

@@ -2,7 +2,7 @@
 //! ([`Native`]), or as a closure classifies it ([`ByClosure`],
 //! [`Retry::run_classified`](super::Retry::run_classified)).
 
-use crate::FailureInfo;
+use crate::vocabulary::FailureInfo;
 
 /// How the executor's loop turns a failure of type `E` into the
 /// [`FailureInfo`] a strategy reads: the failure itself, or what a classifier

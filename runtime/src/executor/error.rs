@@ -4,7 +4,7 @@
 use core::time::Duration;
 use std::fmt;
 
-use crate::TokenAcquisitionFailed;
+use crate::refusal::TokenAcquisitionFailed;
 
 /// Why an executor made no further attempt.
 ///

@@ -16,8 +16,9 @@ use super::classifier::{ByClosure, Classify, Native};
 use super::listen::{self, RetryListener};
 use super::request::{Action, InFlight, Request, Step};
 use super::{Retry, RetryError};
+use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock};
-use crate::{FailureInfo, RetryStrategy};
+use crate::vocabulary::FailureInfo;
 
 // `Sl: AsyncSleeper` is on each method, not on the impl, so that a wrong sleeper
 // gets the trait's own diagnostic, not "method exists but its bounds...".

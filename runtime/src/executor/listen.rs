@@ -14,8 +14,9 @@ use core::time::Duration;
 use super::StopReason;
 use super::classifier::Classify;
 use super::request::{Request, Step};
+use crate::strategy::{RetryKind, RetryStrategy};
 use crate::time::Clock;
-use crate::{FailureInfo, RetryKind, RetryStrategy};
+use crate::vocabulary::FailureInfo;
 
 /// An attempt failed and the strategy granted a retry.
 ///
@@ -424,7 +425,7 @@ fn tell_give_up<L: RetryListener + ?Sized>(listener: &L, event: &GiveUpEvent<'_>
 #[cfg(feature = "tracing")]
 mod trace {
     use super::{GiveUpEvent, RetryEvent, StopReason};
-    use crate::TokenAcquisitionFailed;
+    use crate::refusal::TokenAcquisitionFailed;
 
     /// The target of every event.
     pub(super) const TARGET: &str = "rebound";

@@ -12,8 +12,11 @@ use core::time::Duration;
 use std::time::Instant;
 
 use super::StopReason;
+use crate::refusal::TokenAcquisitionFailed;
+use crate::strategy::{RetryStrategy, SendPermit};
 use crate::time::Clock;
-use crate::{FailureInfo, RetryStrategy, RetryToken, SendPermit, TokenAcquisitionFailed};
+use crate::token::RetryToken;
+use crate::vocabulary::FailureInfo;
 
 /// One request in flight: the strategy's token (if it gave one), the attempt
 /// number, the wait still due before that attempt, and the budget's start.

@@ -149,7 +149,7 @@ mod tests {
     use core::time::Duration;
 
     use super::*;
-    use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+    use crate::vocabulary::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
     fn response(status: u16, headers: &[(&'static str, &'static str)]) -> Response<()> {
         let mut builder = Response::builder().status(status);

@@ -51,10 +51,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::TransportFailure;
 use crate::backoff::RandomSource;
 use crate::classify::codes::is_transient_status;
-use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+use crate::vocabulary::TransportFailure;
+use crate::vocabulary::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
 /// Attempts of the generic botocore legacy policy, the first included.
 ///

@@ -63,13 +63,13 @@ pub use preset::LegacyPreset;
 
 use botocore::{BOTOCORE_DYNAMODB_BASE_SECS, botocore_service_retry_rules};
 
+use crate::backoff::{RandomSource, ThreadRandom};
 use crate::backoff::{draw, secs_to_duration};
 use crate::classify::Verdict;
-use crate::{
-    FailureInfo, RetryKind, RetrySafety, RetryStrategy, RetryToken, TokenAcquisitionFailed,
-    TokenIssuer,
-    backoff::{RandomSource, ThreadRandom},
-};
+use crate::refusal::TokenAcquisitionFailed;
+use crate::strategy::{RetryKind, RetryStrategy};
+use crate::token::{RetryToken, TokenIssuer};
+use crate::vocabulary::{FailureInfo, RetrySafety};
 
 /// A legacy AWS SDK retry policy (see the [module docs](self) for the
 /// presets and their rules).
@@ -557,7 +557,7 @@ impl RetryStrategy for LegacyRetryStrategy {
         let retry_after = failure
             .retry_after()
             .filter(|_| self.preset.uses_retry_after());
-        crate::give_up::check(attempts, verdict.retryable, self.max_attempts, || {
+        crate::refusal::check(attempts, verdict.retryable, self.max_attempts, || {
             let requested = retry_after.filter(|hint| *hint > self.retry_after_ceiling)?;
             Some((requested, self.retry_after_ceiling))
         })?;

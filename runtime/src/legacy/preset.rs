@@ -9,8 +9,8 @@ use super::botocore::{
 };
 use super::java_v1::{self, java_v1_is_throttling, java_v1_retries_response};
 use super::javascript_v2::{self, javascript_v2_is_throttling, javascript_v2_retries_response};
-use crate::TransportFailure;
 use crate::classify::codes::is_throttling_error_code;
+use crate::vocabulary::TransportFailure;
 
 /// Which legacy SDK behaviour a [`LegacyRetryStrategy`](super::LegacyRetryStrategy) reproduces.
 ///

@@ -19,14 +19,7 @@
 //! same platform `libm`.
 
 use super::cube::cube;
-use super::cubic_shape::{CubicShape, Growth};
-
-/// CUBIC's multiplicative decrease: after a throttle, send at 70% of the
-/// throttled rate.
-pub const BETA: f64 = 0.7;
-
-/// CUBIC's scaling constant `C`: how fast the rate grows away from `w_max`.
-pub const SCALE_CONSTANT: f64 = 0.4;
+use super::cubic_shape::{CubicShape, Growth, SCALE_CONSTANT};
 
 /// A read-only copy of the CUBIC parameters, for debugging and tests.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -183,6 +176,7 @@ fn non_negative(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rate_limiter::cubic_shape::BETA;
 
     #[test]
     fn starts_flat_at_zero() {

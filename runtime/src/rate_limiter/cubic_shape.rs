@@ -2,7 +2,13 @@
 //! climbs back — botocore's constants by default, an opt-in variant for
 //! many clients sharing one capacity.
 
-use super::cubic::{BETA, SCALE_CONSTANT};
+/// botocore's CUBIC multiplicative decrease: after a throttle, send at 70%
+/// of the throttled rate.
+pub const BETA: f64 = 0.7;
+
+/// botocore's CUBIC scaling constant `C`: how fast the rate grows away from
+/// `w_max`.
+pub const SCALE_CONSTANT: f64 = 0.4;
 
 /// The shape of the CUBIC curve the rate limiter follows.
 ///

@@ -51,7 +51,7 @@ pub(crate) mod acquire;
 mod client;
 mod cube;
 pub(crate) mod cubic;
-mod cubic_shape;
+pub(crate) mod cubic_shape;
 mod lane;
 mod queue;
 mod response_log;

@@ -3,7 +3,7 @@
 
 use std::error::Error as _;
 
-use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety, TransportFailure};
+use crate::vocabulary::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety, TransportFailure};
 
 /// Which transport failure `error` is; `None` for the errors that are not
 /// one (a status from `error_for_status`, a redirect loop).

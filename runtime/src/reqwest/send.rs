@@ -7,11 +7,11 @@ use std::time::SystemTime;
 use ::reqwest::{Request, RequestBuilder, Response};
 
 use crate::classify::HttpErrorResponse;
+use crate::executor::{Retry, RetryError, RetryListener, StopReason};
 use crate::http::ResponseClassifier;
+use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock};
-use crate::{
-    FailureInfo, Retry, RetryError, RetryListener, RetryStrategy, StopReason, TransportFailure,
-};
+use crate::vocabulary::{FailureInfo, TransportFailure};
 
 mod sealed {
     pub trait Sealed {}
@@ -167,8 +167,8 @@ impl Failed {
     }
 }
 
-impl crate::RetryInfo for Failed {
-    fn retry_safety(&self) -> crate::RetrySafety {
+impl crate::vocabulary::RetryInfo for Failed {
+    fn retry_safety(&self) -> crate::vocabulary::RetrySafety {
         self.info().retry_safety()
     }
 
@@ -185,8 +185,8 @@ impl crate::RetryInfo for Failed {
     }
 }
 
-impl crate::ErrorInfo for Failed {
-    fn fault(&self) -> crate::ErrorFault {
+impl crate::vocabulary::ErrorInfo for Failed {
+    fn fault(&self) -> crate::vocabulary::ErrorFault {
         self.info().fault()
     }
 
@@ -198,7 +198,7 @@ impl crate::ErrorInfo for Failed {
         self.info().error_code()
     }
 
-    fn transport_failure(&self) -> Option<crate::TransportFailure> {
+    fn transport_failure(&self) -> Option<crate::vocabulary::TransportFailure> {
         self.info().transport_failure()
     }
 }

@@ -6,11 +6,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::{Settings, StandardRetryStrategy};
+use crate::backoff::{Backoff, RandomSource, RetryAfterPolicy, ThreadRandom};
 use crate::classify::AwsErrorClassifier;
-use crate::{
-    AwsServiceDefaults, RetryBehavior, RetryQuota,
-    backoff::{Backoff, RandomSource, RetryAfterPolicy, ThreadRandom},
-};
+use crate::quota::RetryQuota;
+use crate::standard::{AwsServiceDefaults, RetryBehavior};
 
 /// Builds a [`StandardRetryStrategy`].
 ///

@@ -14,12 +14,14 @@ pub use aws_services::AwsServiceDefaults;
 pub use behavior::{MAX_BACKOFF, RetryBehavior};
 pub use builder::StandardRetryStrategyBuilder;
 
+use crate::backoff::{Backoff, RandomSource, RetryAfterPolicy};
 use crate::classify::{AwsErrorClassifier, Verdict};
-use crate::{
-    FailureInfo, Partitions, RetryKind, RetryQuota, RetryStrategy, RetryToken,
-    TokenAcquisitionFailed, TokenIssuer,
-    backoff::{Backoff, RandomSource, RetryAfterPolicy},
-};
+use crate::partition::Partitions;
+use crate::quota::RetryQuota;
+use crate::refusal::TokenAcquisitionFailed;
+use crate::strategy::{RetryKind, RetryStrategy};
+use crate::token::{RetryToken, TokenIssuer};
+use crate::vocabulary::FailureInfo;
 
 /// The AWS SDKs' standard retry mode (behaviour 2.0 or 2.1): a bounded
 /// number of attempts, jittered exponential backoff, and a shared retry quota
@@ -371,7 +373,7 @@ impl StandardRetryStrategy {
         let paid = token.quota_cost();
         let retry_after = failure.retry_after();
         let gates =
-            crate::give_up::check(attempts, verdict.retryable, settings.max_attempts, || {
+            crate::refusal::check(attempts, verdict.retryable, settings.max_attempts, || {
                 settings.retry_after.refusal(retry_after)
             });
         if let Err(why) = gates {

@@ -1,7 +1,7 @@
 //! [`ClassifyResult`]: what a service's outcome — a response or an error —
 //! means to a retry strategy.
 
-use crate::FailureInfo;
+use crate::vocabulary::FailureInfo;
 
 /// Says whether a service call failed, and how, in the words a
 /// [`RetryStrategy`](crate::RetryStrategy) reads: the classifier of a
@@ -112,14 +112,17 @@ where
     E: FailureInfo,
     W: Fn() -> std::time::SystemTime,
 {
-    type Failure = crate::Classified;
+    type Failure = crate::vocabulary::Classified;
 
-    fn classify(&self, result: &Result<::http::Response<B>, E>) -> Option<crate::Classified> {
+    fn classify(
+        &self,
+        result: &Result<::http::Response<B>, E>,
+    ) -> Option<crate::vocabulary::Classified> {
         match result {
             Ok(response) => self
                 .classify_response(response)
                 .map(crate::Classified::from),
-            Err(error) => Some(crate::Classified::from_failure(error)),
+            Err(error) => Some(crate::vocabulary::Classified::from_failure(error)),
         }
     }
 }

@@ -16,8 +16,10 @@ use crate::executor::classifier::Classify;
 use crate::executor::hooks::Hooks;
 use crate::executor::listen::{self, RetryListener};
 use crate::executor::request::{Action, InFlight, Request, Step};
+use crate::executor::{RetryError, StopReason};
+use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock, SystemClock};
-use crate::{Classified, FailureInfo, RetryError, RetryStrategy, StopReason};
+use crate::vocabulary::{Classified, FailureInfo};
 
 pin_project! {
     /// The future a [`RetryService`](super::RetryService) returns for a

@@ -7,9 +7,10 @@ use tower_layer::Layer;
 
 use super::clone_request::ByClone;
 use super::service::RetryService;
+use crate::executor::RetryListener;
 use crate::executor::hooks::Hooks;
+use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock, SystemClock};
-use crate::{RetryListener, RetryStrategy};
 
 /// Retries the requests of the service it wraps with a
 /// [`RetryStrategy`]: the tower counterpart of [`Retry`](crate::Retry),

@@ -10,8 +10,9 @@ use super::clone_request::{ByClone, CloneRequest};
 use super::future::ResponseFuture;
 use super::layer::RetryLayer;
 use crate::executor::hooks::Hooks;
+use crate::executor::{RetryError, RetryListener, StopReason};
+use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock, SystemClock};
-use crate::{RetryError, RetryListener, RetryStrategy, StopReason};
 
 /// A tower [`Service`] that sends each request to the service it wraps,
 /// again while the outcome is a failure the strategy retries. Made by a

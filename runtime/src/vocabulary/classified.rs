@@ -4,7 +4,9 @@
 use core::time::Duration;
 use std::borrow::Cow;
 
-use crate::{ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, TransportFailure};
+use crate::vocabulary::{
+    ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, TransportFailure,
+};
 
 /// The answers a strategy asks about a failure, as plain data: what a
 /// classifier closure returns for an error type that does not implement

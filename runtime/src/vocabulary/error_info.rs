@@ -1,7 +1,7 @@
 //! [`ErrorInfo`]: who is at fault, and what the wire said.
 
-use crate::ErrorFault;
-use crate::TransportFailure;
+use crate::vocabulary::ErrorFault;
+use crate::vocabulary::TransportFailure;
 
 /// Protocol-level facts about an error (Smithy's `ErrorInfo`, plus the HTTP
 /// status and the error code where they are known).

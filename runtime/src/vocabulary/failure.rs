@@ -1,6 +1,6 @@
 //! [`FailureInfo`]: the whole vocabulary of one failure, as a strategy sees it.
 
-use crate::{ErrorInfo, RetryInfo};
+use crate::vocabulary::{ErrorInfo, RetryInfo};
 
 /// Everything a strategy may ask about a failed attempt: the
 /// [`RetryInfo`] verdicts and the [`ErrorInfo`] facts.

@@ -8,7 +8,7 @@
 
 use std::io::{Error, ErrorKind};
 
-use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+use crate::vocabulary::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
 /// Classifies by kind: [`TimedOut`](ErrorKind::TimedOut),
 /// [`ConnectionRefused`](ErrorKind::ConnectionRefused),

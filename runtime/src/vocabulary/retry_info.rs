@@ -2,7 +2,7 @@
 
 use core::time::Duration;
 
-use crate::RetrySafety;
+use crate::vocabulary::RetrySafety;
 
 /// Retry-relevant facts about a failed attempt (Smithy's `RetryInfo`).
 ///

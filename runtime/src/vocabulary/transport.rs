@@ -1,6 +1,6 @@
 //! [`TransportFailure`]: a failure with no response, in the HTTP client.
 
-use crate::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
+use crate::vocabulary::{ErrorFault, ErrorInfo, RetryInfo, RetrySafety};
 
 /// A request that got no (complete) HTTP response. All of these but one are
 /// transient in the AWS SDKs ([`RetrySafety::Yes`]); the two timeouts also
