@@ -53,7 +53,7 @@ use axum::response::{IntoResponse, Response as ServerResponse};
 use axum::routing::get;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rebound::http::ResponseClassifier;
-use rebound::rate_limiter::{AcquireMode, ClientRateLimiter};
+use rebound::rate_limiter::{ClientRateLimiter, WaitPolicy};
 use rebound::{
     AdaptiveRetryStrategy, Classified, FailureInfo, NeverRetryStrategy, Retry, RetryBehavior,
     RetryStrategy, StandardRetryStrategy, TransportFailure,
@@ -323,7 +323,7 @@ fn classify(classifier: &ResponseClassifier, failure: &Failure) -> Box<dyn Failu
 enum Mode {
     Adaptive,
     /// Adaptive mode whose limiter refuses a send it has no token for
-    /// (`AcquireMode::FailFast`): the caller gets the refusal at once and
+    /// (`WaitPolicy::FailFast`): the caller gets the refusal at once and
     /// asks again, with no think time.
     FailFast,
     Standard,
@@ -698,7 +698,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
             }
             Mode::FailFast => {
                 let strategy = AdaptiveRetryStrategy::builder(standard())
-                    .acquire_mode(AcquireMode::FailFast)
+                    .wait_policy(WaitPolicy::FailFast)
                     .build();
                 let limiter = Arc::clone(strategy.rate_limiter());
                 run_mode(mode, strategy, Some(limiter), &settings, bar).await?

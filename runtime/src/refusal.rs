@@ -77,7 +77,7 @@ pub enum TokenAcquisitionFailed {
         ceiling: Duration,
     },
     /// Adaptive mode's client-side rate limiter has no send token now and is
-    /// set to fail fast ([`AcquireMode::FailFast`](crate::rate_limiter::AcquireMode::FailFast))
+    /// set to fail fast ([`WaitPolicy::FailFast`](crate::rate_limiter::WaitPolicy::FailFast))
     /// rather than wait.
     #[error("rate limited: the next send token is {wait:?} away")]
     RateLimited {

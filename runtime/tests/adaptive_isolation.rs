@@ -17,15 +17,15 @@ use many_callers::{Outcome, Strategy, World, executor, throttled};
 use rebound_runtime::StopReason;
 use rebound_runtime::{
     AdaptiveRetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed,
-    backoff::RetryAfterPolicy, rate_limiter::AcquireMode,
+    backoff::RetryAfterPolicy, rate_limiter::WaitPolicy,
 };
 use tokio::task::JoinSet;
 
 const VICTIM: usize = usize::MAX;
 
-fn strategy(standard: StandardRetryStrategy, mode: AcquireMode) -> Strategy {
+fn strategy(standard: StandardRetryStrategy, mode: WaitPolicy) -> Strategy {
     AdaptiveRetryStrategy::builder(standard)
-        .acquire_mode(mode)
+        .wait_policy(mode)
         .clock(rebound_runtime::time::TokioClock)
         .build()
 }
@@ -86,7 +86,7 @@ async fn scenario(
 async fn a_one_hour_hint_delays_only_its_own_request() {
     let world = World::new(strategy(
         honouring_hints_up_to(Duration::from_secs(7200)),
-        AcquireMode::Block,
+        WaitPolicy::Block,
     ));
     let hour = Duration::from_secs(3600);
     let (outcomes, _victim) = scenario(
@@ -117,7 +117,7 @@ async fn a_one_hour_hint_delays_only_its_own_request() {
 async fn fail_fast_does_not_refuse_unrelated_requests_for_the_length_of_a_hint() {
     let world = World::new(strategy(
         honouring_hints_up_to(Duration::from_secs(7200)),
-        AcquireMode::FailFast,
+        WaitPolicy::FailFast,
     ));
     let hour = Duration::from_secs(3600);
     let (outcomes, _victim) = scenario(
@@ -161,7 +161,7 @@ async fn fail_fast_does_not_refuse_unrelated_requests_for_the_length_of_a_hint()
 async fn a_retry_the_budget_never_sends_holds_nothing_back() {
     let world = World::new(strategy(
         honouring_hints_up_to(Duration::from_secs(60)),
-        AcquireMode::Block,
+        WaitPolicy::Block,
     ));
     let hint = Duration::from_secs(59);
     let (outcomes, victim) = scenario(
@@ -188,7 +188,7 @@ async fn a_throttled_request_s_backoffs_do_not_hold_back_unrelated_ones() {
         .max_attempts(10)
         .random(|| 0.5)
         .build();
-    let world = World::new(strategy(standard, AcquireMode::Block));
+    let world = World::new(strategy(standard, WaitPolicy::Block));
     let (outcomes, victim) = scenario(&world, None, |_| Err(throttled(None)), 2, 120).await;
     assert_eq!(victim.attempts, 10, "the victim used all its attempts");
     let report = world.assert_waits_within_the_rate(&outcomes);

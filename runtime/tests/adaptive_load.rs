@@ -22,7 +22,7 @@ use std::time::Duration;
 use many_callers::{Response, World, executor};
 use rebound_runtime::time::TokioClock;
 use rebound_runtime::{
-    AdaptiveRetryStrategy, RetryBehavior, StandardRetryStrategy, rate_limiter::AcquireMode,
+    AdaptiveRetryStrategy, RetryBehavior, StandardRetryStrategy, rate_limiter::WaitPolicy,
 };
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -60,7 +60,7 @@ async fn two_hundred_callers_against_fifty_per_second_stay_near_the_admitted_rat
         .random(rebound_runtime::backoff::SeededRandom::new(8))
         .build();
     let strategy = AdaptiveRetryStrategy::builder(standard)
-        .acquire_mode(AcquireMode::Block)
+        .wait_policy(WaitPolicy::Block)
         .clock(TokioClock)
         .build();
     let world = World::new(strategy);

@@ -10,17 +10,17 @@ use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::rate_limiter::ClientRateLimiter;
 use rebound_runtime::{
     AdaptiveRetryStrategy, Retry, RetryStrategy, RetryToken, SendPermit, StandardRetryStrategy,
-    TokenAcquisitionFailed, rate_limiter::AcquireMode, time::ManualClock,
+    TokenAcquisitionFailed, rate_limiter::WaitPolicy, time::ManualClock,
 };
 
 fn standard() -> StandardRetryStrategy {
     StandardRetryStrategy::builder().random(|| 0.5).build()
 }
 
-fn adaptive(mode: AcquireMode) -> (AdaptiveRetryStrategy<ManualClock>, ManualClock) {
+fn adaptive(mode: WaitPolicy) -> (AdaptiveRetryStrategy<ManualClock>, ManualClock) {
     let clock = ManualClock::new();
     let strategy = AdaptiveRetryStrategy::builder(standard())
-        .acquire_mode(mode)
+        .wait_policy(mode)
         .clock(clock.clone())
         .build();
     (strategy, clock)
@@ -48,7 +48,7 @@ fn reference_permit(limiter: &ClientRateLimiter, at: f64) -> SendPermit {
 
 #[test]
 fn before_any_throttle_it_is_exactly_the_standard_strategy() {
-    let (strategy, clock) = adaptive(AcquireMode::Block);
+    let (strategy, clock) = adaptive(WaitPolicy::Block);
     let twin = standard();
     let (mut token, mut expected) = (
         strategy.acquire_initial_token().unwrap(),
@@ -71,7 +71,7 @@ fn before_any_throttle_it_is_exactly_the_standard_strategy() {
 
 #[test]
 fn a_throttle_enables_the_limiter_and_the_retry_waits_for_a_send_token() {
-    let (strategy, clock) = adaptive(AcquireMode::Block);
+    let (strategy, clock) = adaptive(WaitPolicy::Block);
     let reference = ClientRateLimiter::new(0.0);
 
     let token = strategy.acquire_initial_token().unwrap();
@@ -108,7 +108,7 @@ fn a_throttle_enables_the_limiter_and_the_retry_waits_for_a_send_token() {
 
 #[test]
 fn callers_waiting_for_the_rate_are_served_in_order_and_take_nothing_while_waiting() {
-    let (strategy, clock) = adaptive(AcquireMode::Block);
+    let (strategy, clock) = adaptive(WaitPolicy::Block);
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(50));
     let retry = strategy.refresh_retry_token(token, &throttled()).unwrap();
@@ -152,7 +152,7 @@ fn callers_waiting_for_the_rate_are_served_in_order_and_take_nothing_while_waiti
 
 #[test]
 fn fail_fast_refuses_the_send_and_the_executor_does_not_make_the_attempt() {
-    let (strategy, clock) = adaptive(AcquireMode::FailFast);
+    let (strategy, clock) = adaptive(WaitPolicy::FailFast);
     // A throttle leaves the send bucket empty.
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(1));
@@ -192,7 +192,7 @@ fn fail_fast_refuses_the_send_and_the_executor_does_not_make_the_attempt() {
 
 #[test]
 fn a_refused_retry_names_the_attempt_count_once() {
-    let (strategy, clock) = adaptive(AcquireMode::FailFast);
+    let (strategy, clock) = adaptive(WaitPolicy::FailFast);
     let executor = Retry::new(&strategy)
         .sleeper(clock.clone())
         .clock(clock.clone());
@@ -216,7 +216,7 @@ fn a_refused_retry_names_the_attempt_count_once() {
 fn a_refused_fail_fast_caller_takes_no_place_in_line() {
     // Fail fast: a refused caller does not wait, so it takes no place in
     // line. When the next token is earned, the next caller gets it.
-    let (strategy, clock) = adaptive(AcquireMode::FailFast);
+    let (strategy, clock) = adaptive(WaitPolicy::FailFast);
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(1));
     let mut retry = strategy.refresh_retry_token(token, &throttled()).unwrap();
@@ -239,7 +239,7 @@ fn a_refused_fail_fast_caller_takes_no_place_in_line() {
 
 #[test]
 fn successes_and_failures_are_all_fed_to_the_limiter() {
-    let (strategy, clock) = adaptive(AcquireMode::Block);
+    let (strategy, clock) = adaptive(WaitPolicy::Block);
     let reference = ClientRateLimiter::new(0.0);
     let token = strategy.acquire_initial_token().unwrap();
     clock.advance(Duration::from_millis(200));
@@ -255,7 +255,7 @@ fn successes_and_failures_are_all_fed_to_the_limiter() {
 
 #[test]
 fn partitions_keep_throttling_to_their_own_key() {
-    let (base, _clock) = adaptive(AcquireMode::Block);
+    let (base, _clock) = adaptive(WaitPolicy::Block);
     let tables = base.partitions::<&str>();
     let orders = tables.get(&"orders");
     let token = orders.acquire_initial_token().unwrap();
@@ -275,7 +275,7 @@ fn partitions_keep_throttling_to_their_own_key() {
 
 #[test]
 fn the_executor_sleeps_the_combined_waits_in_virtual_time() {
-    let (strategy, clock) = adaptive(AcquireMode::Block);
+    let (strategy, clock) = adaptive(WaitPolicy::Block);
     let retry = Retry::new(&strategy)
         .sleeper(clock.clone())
         .clock(clock.clone());
@@ -297,7 +297,7 @@ fn the_executor_sleeps_the_combined_waits_in_virtual_time() {
 
 #[test]
 fn partitions_hand_every_concurrent_caller_the_same_strategy_per_key() {
-    let (base, _clock) = adaptive(AcquireMode::Block);
+    let (base, _clock) = adaptive(WaitPolicy::Block);
     let tables = Arc::new(base.partitions::<u32>());
     let seen: Vec<Vec<Arc<AdaptiveRetryStrategy<ManualClock>>>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..8)

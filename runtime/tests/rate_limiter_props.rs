@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use proptest::prelude::*;
 use rebound_runtime::{
     internals::{RateLimiterSnapshot, RateLimiterState},
-    rate_limiter::{AcquireMode, ClientRateLimiter},
+    rate_limiter::{ClientRateLimiter, WaitPolicy},
 };
 
 /// How the clock moves before an event.
@@ -142,7 +142,7 @@ proptest! {
         events in proptest::collection::vec(event(), 1..120),
     ) {
         let blocking = ClientRateLimiter::new(start);
-        let fail_fast = ClientRateLimiter::new(start).with_acquire_mode(AcquireMode::FailFast);
+        let fail_fast = ClientRateLimiter::new(start).with_wait_policy(WaitPolicy::FailFast);
         check(&blocking.snapshot())?;
         let clock = Cell::new(if start.is_finite() { start } else { 0.0 });
         for event in &events {

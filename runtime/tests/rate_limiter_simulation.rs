@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::collections::VecDeque;
 
-use rebound_runtime::rate_limiter::{AcquireMode, ClientRateLimiter};
+use rebound_runtime::rate_limiter::{ClientRateLimiter, WaitPolicy};
 
 /// A service that throttles any request beyond `capacity` in the last second.
 struct Service {
@@ -67,7 +67,7 @@ fn converges_near_the_service_capacity() {
 
 #[test]
 fn never_throttled_means_never_limited() {
-    let limiter = ClientRateLimiter::new(0.0).with_acquire_mode(AcquireMode::FailFast);
+    let limiter = ClientRateLimiter::new(0.0).with_wait_policy(WaitPolicy::FailFast);
     for i in 0..10_000u32 {
         let now = f64::from(i) * 0.0001;
         assert_eq!(limiter.try_acquire(now), Ok(()));
@@ -79,7 +79,7 @@ fn never_throttled_means_never_limited() {
 #[test]
 fn fail_fast_reports_the_wait_blocking_would_take() {
     let blocking = ClientRateLimiter::new(0.0);
-    let fail_fast = ClientRateLimiter::new(0.0).with_acquire_mode(AcquireMode::FailFast);
+    let fail_fast = ClientRateLimiter::new(0.0).with_wait_policy(WaitPolicy::FailFast);
     for limiter in [&blocking, &fail_fast] {
         limiter.on_response(0.25, false);
         limiter.on_response(0.75, true);

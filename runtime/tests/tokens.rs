@@ -4,7 +4,7 @@
 
 use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::legacy::{LegacyPreset, LegacyRetryStrategy};
-use rebound_runtime::rate_limiter::AcquireMode;
+use rebound_runtime::rate_limiter::WaitPolicy;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{
     AdaptiveRetryStrategy, NeverRetryStrategy, Partitions, RetryStrategy, SendPermit,
@@ -85,11 +85,11 @@ fn an_adaptive_strategy_refuses_a_foreign_token_before_touching_its_limiter() {
     let clock = ManualClock::new();
     let adaptive = |mode| {
         AdaptiveRetryStrategy::builder(StandardRetryStrategy::builder().random(|| 0.5).build())
-            .acquire_mode(mode)
+            .wait_policy(mode)
             .clock(clock.clone())
             .build()
     };
-    let (ours, theirs) = (adaptive(AcquireMode::Block), adaptive(AcquireMode::Block));
+    let (ours, theirs) = (adaptive(WaitPolicy::Block), adaptive(WaitPolicy::Block));
 
     // Turn our limiter on, so that a send permit would otherwise be metered.
     let token = ours.acquire_initial_token().unwrap();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use std::time::Instant;
 
 use crate::partition::Partitions;
-use crate::rate_limiter::{AcquireMode, ClientRateLimiter, CubicShape};
+use crate::rate_limiter::{ClientRateLimiter, CubicShape, WaitPolicy};
 use crate::refusal::TokenAcquisitionFailed;
 use crate::standard::StandardRetryStrategy;
 use crate::strategy::{RetryKind, RetryStrategy, SendPermit};
@@ -36,11 +36,11 @@ use crate::vocabulary::FailureInfo;
 /// - [`acquire_send_permit`](RetryStrategy::acquire_send_permit) takes the
 ///   send token, right before an attempt is sent, after its backoff: at the
 ///   time the attempt is actually made, as botocore's before-send hook does.
-///   When none is available the limiter's [`AcquireMode`] decides:
-///   [`Block`](AcquireMode::Block) (the default) answers
+///   When none is available the limiter's [`WaitPolicy`] decides:
+///   [`Block`](WaitPolicy::Block) (the default) answers
 ///   [`SendPermit::Wait`], and the executor sleeps it and asks again with
 ///   the same token;
-///   [`FailFast`](AcquireMode::FailFast) answers
+///   [`FailFast`](WaitPolicy::FailFast) answers
 ///   [`TokenAcquisitionFailed::RateLimited`] and the executor does not send
 ///   the attempt.
 ///
@@ -149,7 +149,7 @@ pub struct AdaptiveRetryStrategy<C = FastClock> {
 ///
 /// | setting | default |
 /// |---|---|
-/// | [`acquire_mode`](Self::acquire_mode) | [`AcquireMode::Block`]: wait for a send token |
+/// | [`wait_policy`](Self::wait_policy) | [`WaitPolicy::Block`]: wait for a send token |
 /// | [`clock`](Self::clock) | [`FastClock`]: the monotonic clock, read through the CPU's counter |
 /// | [`cut_once_per_event`](Self::cut_once_per_event) | `false`: botocore's algorithm, a cut on every throttle |
 /// | [`cubic_shape`](Self::cubic_shape) | [`CubicShape::BOTOCORE`]: cut to 70%, climb back with botocore's constant |
@@ -158,7 +158,7 @@ pub struct AdaptiveRetryStrategy<C = FastClock> {
 #[must_use]
 pub struct AdaptiveRetryStrategyBuilder<C = FastClock> {
     standard: StandardRetryStrategy,
-    acquire_mode: AcquireMode,
+    wait_policy: WaitPolicy,
     cut_once_per_event: bool,
     cubic_shape: CubicShape,
     clock: ClockChoice<C>,
@@ -232,7 +232,7 @@ impl AdaptiveRetryStrategy {
     pub fn builder(standard: StandardRetryStrategy) -> AdaptiveRetryStrategyBuilder {
         AdaptiveRetryStrategyBuilder {
             standard,
-            acquire_mode: AcquireMode::Block,
+            wait_policy: WaitPolicy::Block,
             cut_once_per_event: false,
             cubic_shape: CubicShape::BOTOCORE,
             clock: ClockChoice::Default(FastClock::new),
@@ -252,12 +252,12 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
     /// builder is botocore's algorithm, bit for bit.
     ///
     /// ```
-    /// use rebound_runtime::rate_limiter::AcquireMode;
+    /// use rebound_runtime::rate_limiter::WaitPolicy;
     /// use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
     ///
     /// let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
     ///     .steady()
-    ///     .acquire_mode(AcquireMode::FailFast)
+    ///     .wait_policy(WaitPolicy::FailFast)
     ///     .build();
     /// assert!(!strategy.rate_limiter().is_enabled());
     /// ```
@@ -266,10 +266,10 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
             .cubic_shape(CubicShape::GENTLE)
     }
 
-    /// Wait for a send token ([`AcquireMode::Block`]) or refuse the attempt
-    /// ([`AcquireMode::FailFast`]).
-    pub const fn acquire_mode(mut self, mode: AcquireMode) -> Self {
-        self.acquire_mode = mode;
+    /// Wait for a send token ([`WaitPolicy::Block`]) or refuse the attempt
+    /// ([`WaitPolicy::FailFast`]).
+    pub const fn wait_policy(mut self, policy: WaitPolicy) -> Self {
+        self.wait_policy = policy;
         self
     }
 
@@ -333,7 +333,7 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
     pub fn clock<C2: Clock>(self, clock: C2) -> AdaptiveRetryStrategyBuilder<C2> {
         AdaptiveRetryStrategyBuilder {
             standard: self.standard,
-            acquire_mode: self.acquire_mode,
+            wait_policy: self.wait_policy,
             cut_once_per_event: self.cut_once_per_event,
             cubic_shape: self.cubic_shape,
             clock: ClockChoice::Given(clock),
@@ -348,7 +348,7 @@ impl<C: Clock> AdaptiveRetryStrategyBuilder<C> {
         };
         let epoch = clock.now();
         let limiter = ClientRateLimiter::new(0.0)
-            .with_acquire_mode(self.acquire_mode)
+            .with_wait_policy(self.wait_policy)
             .with_cubic_shape(self.cubic_shape);
         AdaptiveRetryStrategy {
             standard: self.standard,
@@ -428,7 +428,7 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
         C: Clone,
     {
         let limiter = ClientRateLimiter::new(self.now())
-            .with_acquire_mode(self.limiter.acquire_mode())
+            .with_wait_policy(self.limiter.wait_policy())
             .with_cubic_shape(self.cubic_shape);
         Self {
             standard: self.standard.with_fresh_quota(),
@@ -441,7 +441,7 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     }
 
     /// Takes a send token now if one is available, without waiting and
-    /// whatever the [`AcquireMode`]: for callers that drive the limiter
+    /// whatever the [`WaitPolicy`]: for callers that drive the limiter
     /// themselves instead of through an executor.
     /// [`SendPermit::Wait`] says how long until a token would be available.
     pub fn try_acquire_send(&self) -> SendPermit {
@@ -458,7 +458,7 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     #[inline(never)]
     fn acquire_send_permit_now(&self, retries: u32, mut ticket: Option<u64>) -> SlowSend {
         let now = self.now();
-        let permit = if self.limiter.acquire_mode() == AcquireMode::FailFast {
+        let permit = if self.limiter.wait_policy() == WaitPolicy::FailFast {
             // This caller will not wait, so it takes no place in line (and
             // never jumps it): granted only if a token is left over for
             // everyone waiting; else refused with the true wait.

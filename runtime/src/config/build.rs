@@ -210,14 +210,14 @@ impl ResolvedRetryConfig {
     /// # Examples
     ///
     /// ```
-    /// use rebound_runtime::{config::{RetryConfig, RetryMode}, rate_limiter::AcquireMode};
+    /// use rebound_runtime::{config::{RetryConfig, RetryMode}, rate_limiter::WaitPolicy};
     ///
     /// let none: [(&str, &str); 0] = [];
     /// let strategy = RetryConfig::new()
     ///     .mode(RetryMode::Adaptive)
     ///     .resolve_from(&none, &none)?
     ///     .adaptive_builder()
-    ///     .acquire_mode(AcquireMode::FailFast)
+    ///     .wait_policy(WaitPolicy::FailFast)
     ///     .build();
     /// assert_eq!(strategy.max_attempts(), 3);
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -7,15 +7,17 @@
 
 use std::time::Duration;
 
-/// How [`ClientRateLimiter::acquire`](super::ClientRateLimiter::acquire)
-/// behaves when no send token is available.
+/// What an adaptive strategy does when the rate limiter has no send token
+/// for an attempt: wait for one, or refuse the attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
-pub enum AcquireMode {
+pub enum WaitPolicy {
     /// Sleep until a token is available (the reference's behaviour).
     #[default]
     Block,
-    /// Return [`RateLimited`] at once, with the wait that blocking would take.
+    /// Refuse the attempt at once
+    /// ([`TokenAcquisitionFailed::RateLimited`](crate::TokenAcquisitionFailed::RateLimited)),
+    /// with the wait that blocking would take.
     FailFast,
 }
 

@@ -5,7 +5,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crossbeam_utils::CachePadded;
 
-use super::acquire::{AcquireMode, RateLimited};
+use super::acquire::{RateLimited, WaitPolicy};
 use super::cubic_shape::CubicShape;
 use super::queue::SendQueue;
 use super::response_log::{Logged, ResponseLog};
@@ -24,7 +24,7 @@ use super::state::{RateLimiterSnapshot, RateLimiterState};
 /// send token before every attempt, first or retry, one token each once
 /// enabled, as in botocore (aws-smithy-runtime charges retries more); and
 /// every response with its throttling verdict. What it shows is whether it
-/// is on ([`is_enabled`](Self::is_enabled)), its [`AcquireMode`] and the
+/// is on ([`is_enabled`](Self::is_enabled)), its [`WaitPolicy`] and the
 /// measured [`send_rate`](Self::send_rate).
 ///
 /// # Which responses take a lock, and why
@@ -89,7 +89,7 @@ pub struct ClientRateLimiter {
     /// while that throttle waits in the log, which every look at the state
     /// applies first.
     enabled: AtomicBool,
-    mode: AcquireMode,
+    mode: WaitPolicy,
     /// Written by whoever applies responses: on cache lines of its own, so
     /// that the words every request only reads (`enabled`, `in_line`) are
     /// not invalidated by it. Read only through [`lock_state`](Self::lock_state),
@@ -126,7 +126,7 @@ impl ClientRateLimiter {
     pub fn from_state(state: RateLimiterState) -> Self {
         Self {
             enabled: AtomicBool::new(state.is_enabled()),
-            mode: AcquireMode::default(),
+            mode: WaitPolicy::default(),
             state: CachePadded::new(Mutex::new(state)),
             line: CachePadded::new(Mutex::new(SendQueue::default())),
             in_line: AtomicUsize::new(0),
@@ -137,7 +137,7 @@ impl ClientRateLimiter {
     /// Sets what [`acquire`](Self::acquire) does when short of tokens.
     #[must_use]
     #[doc(hidden)]
-    pub fn with_acquire_mode(mut self, mode: AcquireMode) -> Self {
+    pub fn with_wait_policy(mut self, mode: WaitPolicy) -> Self {
         self.mode = mode;
         self
     }
@@ -155,7 +155,7 @@ impl ClientRateLimiter {
     }
 
     /// What [`acquire`](Self::acquire) does when short of tokens.
-    pub fn acquire_mode(&self) -> AcquireMode {
+    pub fn wait_policy(&self) -> WaitPolicy {
         self.mode
     }
 
@@ -177,7 +177,7 @@ impl ClientRateLimiter {
     /// This is the building block for asynchronous callers:
     ///
     /// ```
-    /// # use rebound_runtime::rate_limiter::{AcquireMode, ClientRateLimiter};
+    /// # use rebound_runtime::rate_limiter::{WaitPolicy, ClientRateLimiter};
     /// # use rebound_runtime::internals::RateLimited;
     /// # async fn sleep(_: std::time::Duration) {}
     /// # fn now() -> f64 { 0.0 }
@@ -185,7 +185,7 @@ impl ClientRateLimiter {
     ///     loop {
     ///         match limiter.try_acquire(now()) {
     ///             Ok(()) => return Ok(()),
-    ///             Err(limited) if limiter.acquire_mode() == AcquireMode::Block => {
+    ///             Err(limited) if limiter.wait_policy() == WaitPolicy::Block => {
     ///                 sleep(limited.wait()).await
     ///             }
     ///             Err(limited) => return Err(limited),
@@ -241,7 +241,7 @@ impl ClientRateLimiter {
     /// `None` at first; set when it is told to wait; pass it back unchanged
     /// when asking again after the wait (a caller that does not come back
     /// loses its place shortly after it was due). Whatever the
-    /// [`AcquireMode`], never sleeps: `Err` carries the wait until this
+    /// [`WaitPolicy`], never sleeps: `Err` carries the wait until this
     /// caller's token. Nothing is taken or reserved while it waits, and the
     /// wait is recomputed at the current rate each time it asks.
     ///
@@ -323,7 +323,7 @@ impl ClientRateLimiter {
         }
     }
 
-    /// Takes a send token, honouring the [`AcquireMode`]: blocking sleeps each
+    /// Takes a send token, honouring the [`WaitPolicy`]: blocking sleeps each
     /// wait the limiter asks for (through `sleep`, reading the time again from
     /// `clock` after it) until a token is taken; fail-fast returns the first
     /// [`RateLimited`].
@@ -355,7 +355,7 @@ impl ClientRateLimiter {
         loop {
             match self.try_acquire(now) {
                 Ok(()) => return Ok(()),
-                Err(limited) if self.mode == AcquireMode::Block => {
+                Err(limited) if self.mode == WaitPolicy::Block => {
                     sleep(&limited);
                     let earliest = time_after_sleep(limited.at(), limited.wait_secs());
                     let reading = clock();
@@ -527,7 +527,7 @@ impl Clone for ClientRateLimiter {
     /// An independent limiter starting from a copy of this one's state (not a
     /// shared handle: share with `Arc`).
     fn clone(&self) -> Self {
-        Self::from_state(self.load()).with_acquire_mode(self.mode)
+        Self::from_state(self.load()).with_wait_policy(self.mode)
     }
 }
 
@@ -551,7 +551,7 @@ mod tests {
 
     #[test]
     fn fail_fast_never_sleeps() {
-        let limiter = ClientRateLimiter::new(0.0).with_acquire_mode(AcquireMode::FailFast);
+        let limiter = ClientRateLimiter::new(0.0).with_wait_policy(WaitPolicy::FailFast);
         limiter.on_response(0.0, true);
         let mut slept = false;
         let mut results = Vec::new();

@@ -16,7 +16,7 @@
 //! | limiter state | `state.rs` | the three combined, as a pure state machine over caller-supplied time |
 //! | send line | `queue.rs` | callers waiting for a send token, served in the order they asked |
 //! | response log | `response_log.rs`, `lane.rs` | responses recorded without a lock or an atomic read-modify-write, in shards one thread writes at a time, applied in time order by the lock's next holder |
-//! | [`ClientRateLimiter`] | `client.rs`, `acquire.rs` | the state behind a lock and the line, shareable across threads, blocking or fail-fast ([`AcquireMode`]) |
+//! | [`ClientRateLimiter`] | `client.rs`, `acquire.rs` | the state behind a lock and the line, shareable across threads, blocking or fail-fast ([`WaitPolicy`]) |
 //!
 //! Only [`CubicShape`] and the last are public: the pieces are the reference algorithm's
 //! internals, checked against its vectors by the conformance tests.
@@ -59,6 +59,6 @@ pub(crate) mod send_rate;
 pub(crate) mod state;
 pub(crate) mod token_bucket;
 
-pub use acquire::AcquireMode;
+pub use acquire::WaitPolicy;
 pub use client::ClientRateLimiter;
 pub use cubic_shape::{CubicShape, CubicShapeError};

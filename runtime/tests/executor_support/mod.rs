@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use rebound_runtime::rate_limiter::AcquireMode;
+use rebound_runtime::rate_limiter::WaitPolicy;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{
     ErrorFault, ErrorInfo, FailureInfo, RetryInfo, RetrySafety, RetryStrategy, RetryToken,
@@ -76,7 +76,7 @@ pub fn standard() -> StandardRetryStrategy {
 pub fn throttled_adaptive(
     clock: &ManualClock,
 ) -> rebound_runtime::AdaptiveRetryStrategy<ManualClock> {
-    throttled(clock, AcquireMode::Block)
+    throttled(clock, WaitPolicy::Block)
 }
 
 /// [`throttled_adaptive`] with a limiter that fails fast: a send is refused
@@ -84,15 +84,15 @@ pub fn throttled_adaptive(
 pub fn throttled_fail_fast(
     clock: &ManualClock,
 ) -> rebound_runtime::AdaptiveRetryStrategy<ManualClock> {
-    throttled(clock, AcquireMode::FailFast)
+    throttled(clock, WaitPolicy::FailFast)
 }
 
 fn throttled(
     clock: &ManualClock,
-    mode: AcquireMode,
+    mode: WaitPolicy,
 ) -> rebound_runtime::AdaptiveRetryStrategy<ManualClock> {
     let strategy = rebound_runtime::AdaptiveRetryStrategy::builder(standard())
-        .acquire_mode(mode)
+        .wait_policy(mode)
         .clock(clock.clone())
         .build();
     let token = strategy.acquire_initial_token().unwrap();

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rebound_runtime::backoff::SeededRandom;
-use rebound_runtime::rate_limiter::AcquireMode;
+use rebound_runtime::rate_limiter::WaitPolicy;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, StandardRetryStrategy};
 
@@ -24,7 +24,7 @@ pub enum CapacityStrategy {
     /// quota and a rate limiter per table.
     AdaptivePerTable,
     /// Adaptive, refusing an attempt when no send token is available
-    /// ([`AcquireMode::FailFast`]) instead of waiting for one.
+    /// ([`WaitPolicy::FailFast`]) instead of waiting for one.
     AdaptiveFailFast,
     /// [`AdaptiveFailFast`](Self::AdaptiveFailFast) with one rate limiter
     /// per table.
@@ -96,16 +96,16 @@ impl CapacityStrategy {
                 | Self::SteadyFailFast
         );
         let mode = if fail_fast {
-            AcquireMode::FailFast
+            WaitPolicy::FailFast
         } else {
-            AcquireMode::Block
+            WaitPolicy::Block
         };
         let once = matches!(self, Self::OneCut | Self::OneCutFailFast);
         let steady = matches!(self, Self::Steady | Self::SteadyFailFast);
         let adaptive = |client: usize| {
             let builder = AdaptiveRetryStrategy::builder(standard(client))
                 .clock(clock.clone())
-                .acquire_mode(mode);
+                .wait_policy(mode);
             if steady {
                 builder.steady().build()
             } else {
