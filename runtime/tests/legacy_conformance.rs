@@ -21,12 +21,13 @@ mod common;
 use common::checks::Checks;
 use common::vectors::{array, flag as boolean, opt_u32, string, uint};
 
-use std::collections::{BTreeSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use common::load_conformance;
+use common::replay::{Replay, transport_failure};
+use rebound_runtime::classify::HttpErrorResponse;
 use rebound_runtime::{Classified, FailureInfo, RetryStrategy, TokenAcquisitionFailed};
-use rebound_runtime::{TransportFailure, classify::HttpErrorResponse};
 use rebound_runtime::{
     internals::{CRC32_HEADER, crc32, crc32_matches},
     legacy::{LegacyPreset, LegacyRetryStrategy},
@@ -45,26 +46,8 @@ enum Outcome<'a> {
     /// the reference raises it.
     Failure {
         failure: Box<dyn FailureInfo + 'a>,
-        raised_as: &'static str,
+        raised_as: &'a str,
     },
-}
-
-fn transport_failure(class: &str) -> (TransportFailure, &'static str) {
-    match class {
-        "ConnectionError" => (TransportFailure::Connect, "ConnectionError"),
-        "EndpointConnectionError" => (TransportFailure::Connect, "EndpointConnectionError"),
-        "ConnectTimeoutError" => (TransportFailure::ConnectTimeout, "ConnectTimeoutError"),
-        "SSLError" => (TransportFailure::Tls, "SSLError"),
-        "ProxyConnectionError" => (TransportFailure::Proxy, "ProxyConnectionError"),
-        "ReadTimeoutError" => (TransportFailure::ReadTimeout, "ReadTimeoutError"),
-        "ConnectionClosedError" => (TransportFailure::ConnectionClosed, "ConnectionClosedError"),
-        "ResponseStreamingError" => (
-            TransportFailure::ResponseStreaming,
-            "ResponseStreamingError",
-        ),
-        "HTTPClientError" => (TransportFailure::Http, "HTTPClientError"),
-        other => panic!("exception class {other} is not in the fixture"),
-    }
 }
 
 /// Turns a recorded attempt into what an integration would hand the
@@ -111,13 +94,10 @@ fn outcome<'a>(strategy: &LegacyRetryStrategy, attempt: &'a Value, body: &str) -
                 failure: Box::new(Classified::unknown()),
                 raised_as: "ValueError",
             },
-            class => {
-                let (failure, raised_as) = transport_failure(class);
-                Outcome::Failure {
-                    failure: Box::new(failure),
-                    raised_as,
-                }
-            }
+            class => Outcome::Failure {
+                failure: Box::new(transport_failure(class)),
+                raised_as: class,
+            },
         },
         other => panic!("response kind {other:?} is not in the fixture"),
     }
@@ -135,30 +115,8 @@ fn preset_of(service: &str) -> LegacyPreset {
 // Injected randomness: the recorded draws, replayed in order.
 // ---------------------------------------------------------------------------
 
-#[derive(Default)]
-struct Replay {
-    draws: Mutex<VecDeque<f64>>,
-}
-
 impl Replay {
-    fn load(&self, draws: &[Value]) {
-        let mut queue = self.draws.lock().unwrap();
-        assert!(queue.is_empty(), "draws left over: {queue:?}");
-        queue.extend(draws.iter().map(|d| d.as_f64().unwrap()));
-    }
-
-    fn next(&self) -> f64 {
-        self.draws
-            .lock()
-            .unwrap()
-            .pop_front()
-            .expect("the strategy drew a random value the reference did not draw")
-    }
-
-    fn left(&self) -> usize {
-        self.draws.lock().unwrap().len()
-    }
-
+    /// The preset's strategy, drawing the recorded values.
     fn strategy(
         self: &Arc<Self>,
         preset: LegacyPreset,
@@ -521,7 +479,7 @@ fn handler_checkers_are_the_preset_rules() {
             let verdict = if class == "ValueError" {
                 strategy.classify(&Classified::unknown())
             } else {
-                strategy.classify(&transport_failure(class).0)
+                strategy.classify(&transport_failure(class))
             };
             assert_eq!(
                 verdict.is_some(),

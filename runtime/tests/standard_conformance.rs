@@ -16,18 +16,16 @@ mod common;
 use common::checks::Checks;
 use common::vectors::{array, flag as boolean, opt_u32 as opt_uint, string, uint};
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::load_conformance;
+use common::replay::{Replay, transport_failure};
 use rebound_runtime::{
     AwsServiceDefaults, Classified, ErrorInfo, FailureInfo, RetryBehavior, RetryKind, RetryQuota,
     RetrySafety, RetryStrategy, StandardRetryStrategy, TokenAcquisitionFailed, backoff::Backoff,
 };
-use rebound_runtime::{
-    TransportFailure, classify::HttpErrorResponse, internals::parse_x_amz_retry_after,
-};
+use rebound_runtime::{classify::HttpErrorResponse, internals::parse_x_amz_retry_after};
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------
@@ -113,19 +111,9 @@ impl Fixture {
                 Outcome::Failure(Box::new(error))
             }
             Some("exception") => Outcome::Failure(match response["exception"].as_str().unwrap() {
-                "ConnectionError" | "EndpointConnectionError" => {
-                    Box::new(TransportFailure::Connect)
-                }
-                "ConnectTimeoutError" => Box::new(TransportFailure::ConnectTimeout),
-                "ReadTimeoutError" => Box::new(TransportFailure::ReadTimeout),
-                "ConnectionClosedError" => Box::new(TransportFailure::ConnectionClosed),
-                "SSLError" => Box::new(TransportFailure::Tls),
-                "ProxyConnectionError" => Box::new(TransportFailure::Proxy),
-                "ResponseStreamingError" => Box::new(TransportFailure::ResponseStreaming),
-                "HTTPClientError" => Box::new(TransportFailure::Http),
                 // Not a transport failure: nothing is known about it.
                 "ValueError" => Box::new(Classified::unknown()),
-                other => panic!("exception class {other} is not in the fixture"),
+                class => Box::new(transport_failure(class)),
             }),
             other => panic!("response kind {other:?} is not in the fixture"),
         }
@@ -135,34 +123,6 @@ impl Fixture {
 // ---------------------------------------------------------------------------
 // Injected randomness: the recorded draws, replayed in order.
 // ---------------------------------------------------------------------------
-
-#[derive(Default)]
-struct Replay {
-    draws: Mutex<VecDeque<f64>>,
-}
-
-impl Replay {
-    fn load(&self, draws: &[Value]) {
-        let mut queue = self.draws.lock().unwrap();
-        assert!(
-            queue.is_empty(),
-            "draws left over from the previous attempt: {queue:?}"
-        );
-        queue.extend(draws.iter().map(|d| d.as_f64().unwrap()));
-    }
-
-    fn next(&self) -> f64 {
-        self.draws
-            .lock()
-            .unwrap()
-            .pop_front()
-            .expect("the strategy drew a random value the reference did not draw")
-    }
-
-    fn left(&self) -> usize {
-        self.draws.lock().unwrap().len()
-    }
-}
 
 // ---------------------------------------------------------------------------
 // Checking one attempt's decision.

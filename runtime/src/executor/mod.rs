@@ -194,12 +194,17 @@ impl<S, Sl, C, L> Retry<S, Sl, C, L> {
     /// [`on_retry`](Self::on_retry) / [`on_give_up`](Self::on_give_up)
     /// closures). See [`RetryListener`] for an example.
     pub fn listener<L2: RetryListener>(self, listener: L2) -> Retry<S, Sl, C, L2> {
+        self.map_listener(|_| listener)
+    }
+
+    /// The same executor with its listener replaced by `f` of it.
+    fn map_listener<L2>(self, f: impl FnOnce(L) -> L2) -> Retry<S, Sl, C, L2> {
         Retry {
             strategy: self.strategy,
             sleeper: self.sleeper,
             clock: self.clock,
             budget: self.budget,
-            listener,
+            listener: f(self.listener),
         }
     }
 
@@ -283,16 +288,10 @@ impl<S, Sl, C, R, G> Retry<S, Sl, C, Hooks<R, G>> {
     where
         R2: for<'a> Fn(&RetryEvent<'a>),
     {
-        Retry {
-            strategy: self.strategy,
-            sleeper: self.sleeper,
-            clock: self.clock,
-            budget: self.budget,
-            listener: Hooks {
-                on_retry: hook,
-                on_give_up: self.listener.on_give_up,
-            },
-        }
+        self.map_listener(|hooks| Hooks {
+            on_retry: hook,
+            on_give_up: hooks.on_give_up,
+        })
     }
 
     /// Calls `hook` once when the request fails for good: the last failure
@@ -302,16 +301,10 @@ impl<S, Sl, C, R, G> Retry<S, Sl, C, Hooks<R, G>> {
     where
         G2: for<'a> Fn(&GiveUpEvent<'a>),
     {
-        Retry {
-            strategy: self.strategy,
-            sleeper: self.sleeper,
-            clock: self.clock,
-            budget: self.budget,
-            listener: Hooks {
-                on_retry: self.listener.on_retry,
-                on_give_up: hook,
-            },
-        }
+        self.map_listener(|hooks| Hooks {
+            on_retry: hooks.on_retry,
+            on_give_up: hook,
+        })
     }
 }
 

@@ -86,11 +86,15 @@ pub trait RequestBuilderExt: sealed::Sealed {
         retry: &Retry<S, Sl, C, L>,
     ) -> impl Future<Output = Result<Response, RetryError<::reqwest::Error>>> + Send
     where
+        Self: Sized,
         S: RetryStrategy,
         Sl: AsyncSleeper + Sync,
         Sl::Sleep: Send,
         C: Clock + Sync,
-        L: RetryListener + Sync;
+        L: RetryListener + Sync,
+    {
+        self.send_with_retry_classified(retry, ResponseClassifier::new())
+    }
 
     /// [`send_with_retry`](Self::send_with_retry), classifying error
     /// responses with `classifier` (a fixed wall clock for tests, 429s
@@ -114,20 +118,6 @@ pub trait RequestBuilderExt: sealed::Sealed {
 }
 
 impl RequestBuilderExt for RequestBuilder {
-    fn send_with_retry<S, Sl, C, L>(
-        self,
-        retry: &Retry<S, Sl, C, L>,
-    ) -> impl Future<Output = Result<Response, RetryError<::reqwest::Error>>> + Send
-    where
-        S: RetryStrategy,
-        Sl: AsyncSleeper + Sync,
-        Sl::Sleep: Send,
-        C: Clock + Sync,
-        L: RetryListener + Sync,
-    {
-        self.send_with_retry_classified(retry, ResponseClassifier::new())
-    }
-
     fn send_with_retry_classified<S, Sl, C, L, W>(
         self,
         retry: &Retry<S, Sl, C, L>,

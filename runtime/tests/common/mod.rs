@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 pub mod checks;
 pub mod counting;
+pub mod replay;
 pub mod vectors;
 
 /// The directory holding the conformance vectors.
