@@ -59,7 +59,7 @@ echo "-- largest model:"; sort -t$'\t' -k5,5nr "$rec" | head -1 | cut -f1,3-6
 # The throwaway crate(s): lib.rs has `pub mod <name> { include!("<name>.rs"); }` per generated model.
 crate() { # DIR NAME MODULE...
   local dir=$1 name=$2 rel; shift 2; mkdir -p "$dir/src"; rel=$(realpath -m --relative-to="$dir/src" "$out/src")
-  printf '[package]\nname = "%s"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n[dependencies]\nrebound = { path = "%s" }\n' "$name" "$REBOUND" > "$dir/Cargo.toml"
+  printf '[package]\nname = "%s"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n[dependencies]\nrebound = { package = "rebound-retry", path = "%s" }\n' "$name" "$REBOUND" > "$dir/Cargo.toml"
   for m; do printf 'pub mod %s { include!("%s/%s.rs"); }\n' "$m" "$rel" "$m"; done | sed 's|"\./|"|' > "$dir/src/lib.rs"
 }
 mapfile -t mods < <(awk -F'\t' '$2 == 0 {print $1}' "$rec" | sort)

@@ -30,7 +30,8 @@
 //!
 //! and in the crate, `pub mod sqs { include!(concat!(env!("OUT_DIR"), "/sqs.rs")); }`.
 //! The generated file has no inner attributes, so `include!` works anywhere;
-//! it needs only `rebound` as a dependency.
+//! it needs only `rebound` as a dependency: the package `rebound-retry`
+//! (`cargo add rebound-retry`), whose library is `rebound`.
 //!
 //! # What is generated
 //!
