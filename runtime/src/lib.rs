@@ -1,4 +1,4 @@
-//! The runtime of [rebound](https://docs.rs/rebound): the retry vocabulary
+//! The runtime of [rebound](https://docs.rs/rebound-retry): the retry vocabulary
 //! every error speaks, and the strategies that listen.
 //!
 //! Most users depend on the `rebound` facade, which re-exports this crate and

@@ -32,7 +32,7 @@ use aws_smithy_runtime_api::client::runtime_components::{
 use aws_smithy_types::config_bag::{ConfigBag, FrozenLayer, Layer};
 use aws_smithy_types::retry::{ErrorKind, RetryConfig};
 
-use rebound::time::{CoarseClock, ManualClock, SystemClock, CoarseClock};
+use rebound::time::{CoarseClock, ManualClock, SystemClock};
 use rebound::{AdaptiveRetryStrategy, Retry, RetryStrategy, StandardRetryStrategy};
 use rebound_bench_compare::{DerivedUnavailable, HandUnavailable, Throttled, request, success};
 
@@ -348,15 +348,11 @@ fn adaptive(c: &mut Criterion) {
         black_box(success(&rebound));
     });
     assert!(!rebound.rate_limiter().is_enabled());
-    // The same on `Instant::now` (`SystemClock`, before `FastClock` became the default).
+    // The same on `Instant::now` (`SystemClock`).
     on_clock(c, group, "rebound, SystemClock", SystemClock);
-    // The same on the coarse clock (ticks every few ms): a cheaper read,
-    // and nearly every response is at the same time as the one before, so
-    // applying it to the limiter's state is only a count.
-    on_clock(c, group, "rebound, CoarseClock", CoarseClock::new());
-    // The same on the ticking clock (one atomic load a read, advanced every
-    // 1 ms by a thread): nearly every success extends its thread's run in
-    // the limiter's log, one store.
+    // The same on the opt-in coarse clock (one atomic load a read, advanced
+    // every 1 ms by a thread): nearly every success extends its thread's run
+    // in the limiter's log, one store.
     on_clock(c, group, "rebound, CoarseClock", CoarseClock::new());
     // Not a clock: every reading the same, so nothing is spent reading it
     // and every success extends its run. The floor under the rows above:
