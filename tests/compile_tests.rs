@@ -26,3 +26,11 @@ fn usage_mistakes_say_what_to_do() {
 fn async_usage_mistakes_say_what_to_do() {
     trybuild::TestCases::new().compile_fail("tests/ui/usage_tokio/*.rs");
 }
+
+/// A request type that cannot be copied for a retry, under the tower layer:
+/// a compile error that names the fix.
+#[cfg(feature = "tower")]
+#[test]
+fn a_request_that_cannot_be_copied_does_not_compile() {
+    trybuild::TestCases::new().compile_fail("tests/ui/usage_tower/*.rs");
+}

@@ -34,6 +34,12 @@
 /// assert!(replayable.clone_request(&Body::Bytes(b"{}".to_vec())).is_some());
 /// assert!(replayable.clone_request(&Body::Stream).is_none());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "the retry layer cannot copy a `{Req}` to send it again",
+    label = "`{Req}` is not `Clone`",
+    note = "a retry needs a copy of the request: derive `Clone` for `{Req}`, or give the layer `.clone_request(|request: &{Req}| -> Option<{Req}> {{ .. }})`",
+    note = "for `reqwest::Request`, use `RetryLayer::for_reqwest(strategy)` or `.clone_request(rebound::reqwest::TryClone)`"
+)]
 pub trait CloneRequest<Req> {
     /// A copy of `request` to send, or `None` when it cannot be copied.
     fn clone_request(&self, request: &Req) -> Option<Req>;
