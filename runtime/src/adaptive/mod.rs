@@ -456,7 +456,7 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
     /// the current time (in line, or failing fast). It takes the token's
     /// fields by value and hands back what changed.
     #[inline(never)]
-    fn acquire_send_permit_now(&self, retries: u32, mut ticket: Option<u64>) -> SlowSend {
+    fn acquire_send_permit_now(&self, retries: u32, mut ticket: Option<u64>) -> PermitNow {
         let now = self.now();
         let permit = if self.limiter.wait_policy() == WaitPolicy::FailFast {
             // This caller will not wait, so it takes no place in line (and
@@ -478,7 +478,7 @@ impl<C: Clock> AdaptiveRetryStrategy<C> {
                     |()| SendPermit::Granted,
                 ))
         };
-        SlowSend {
+        PermitNow {
             sent_at: matches!(permit, Ok(SendPermit::Granted)).then_some(now),
             permit,
             ticket,
@@ -613,7 +613,7 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
 
 /// What [`AdaptiveRetryStrategy::acquire_send_permit_now`] decided, and the
 /// token's fields it changed.
-struct SlowSend {
+struct PermitNow {
     permit: Result<SendPermit, TokenAcquisitionFailed>,
     /// The token's place in the send line afterwards.
     ticket: Option<u64>,
