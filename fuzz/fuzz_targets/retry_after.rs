@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
             ceiling: Duration::from_secs(60),
         },
     ] {
-        let _ = policy.check(parsed);
+        let _ = policy.honours(parsed);
         let _ = policy.apply(Duration::from_millis(250), parsed);
     }
 });
