@@ -1,0 +1,256 @@
+//! [`FleetQuotaClient`]: one process's lease on its fleet's retry quota.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncConnectionConfig, RedisResult, Value};
+
+use crate::config::FleetQuotaConfig;
+use crate::error::FleetError;
+use crate::keys::FleetKeys;
+use crate::reply::{self, LeaseGrant, PoolState, Released, ReportAck};
+use crate::scripts::{LuaScript, SCRIPTS};
+
+/// The name a lease goes by in the store: a random `u64` per process, written as 16 hex digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LeaseId(u64);
+
+impl LeaseId {
+    /// A random id, from the operating system's entropy.
+    #[must_use]
+    pub fn random() -> Self {
+        Self(rand::random())
+    }
+
+    /// The id `id` (for tests, or to resume a lease under a known name).
+    #[must_use]
+    pub const fn from_u64(id: u64) -> Self {
+        Self(id)
+    }
+
+    /// The id as a number.
+    #[must_use]
+    pub const fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
+/// As the store knows it: 16 lowercase hex digits.
+impl fmt::Display for LeaseId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+/// One process's lease on its fleet's retry quota, in a Redis or Valkey store.
+///
+/// Each call runs one of the protocol's scripts (docs/fleet.md) under the configured
+/// [call timeout](FleetQuotaConfig::call_timeout). The client holds no tokens itself: the
+/// caller counts the tokens it leased, spends them on retries, and reports what is left.
+///
+/// Clones share the connection and the lease id: they are the same lease.
+#[derive(Debug, Clone)]
+pub struct FleetQuotaClient {
+    conn: ConnectionManager,
+    shared: Arc<Shared>,
+    lease_id: LeaseId,
+}
+
+#[derive(Debug)]
+struct Shared {
+    config: FleetQuotaConfig,
+    keys: FleetKeys,
+}
+
+impl FleetQuotaClient {
+    /// A client on `conn` for the fleet `config` names, under a new random [`LeaseId`].
+    #[must_use]
+    pub fn new(conn: ConnectionManager, config: FleetQuotaConfig) -> Self {
+        let keys = FleetKeys::new(config.fleet());
+        Self {
+            conn,
+            shared: Arc::new(Shared { config, keys }),
+            lease_id: LeaseId::random(),
+        }
+    }
+
+    /// The same client under the lease id `id`.
+    #[must_use]
+    pub fn with_lease_id(mut self, id: LeaseId) -> Self {
+        self.lease_id = id;
+        self
+    }
+
+    /// The lease's id.
+    #[must_use]
+    pub const fn lease_id(&self) -> LeaseId {
+        self.lease_id
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &FleetQuotaConfig {
+        &self.shared.config
+    }
+
+    /// Creates the fleet's pool, full, unless it exists; reclaims lapsed leases. Optional:
+    /// [`lease`](Self::lease) creates the pool too. Use it to check the settings at start.
+    ///
+    /// # Errors
+    ///
+    /// [`FleetError::CapacityMismatch`] when the pool exists with another capacity (it is not
+    /// changed), and the errors every call may return: [`Timeout`](FleetError::Timeout),
+    /// [`Redis`](FleetError::Redis), [`WrongType`](FleetError::WrongType),
+    /// [`CorruptPool`](FleetError::CorruptPool), [`Reply`](FleetError::Reply).
+    pub async fn init(&self) -> Result<PoolState, FleetError> {
+        let capacity = self.config().capacity();
+        let value = self.call(&SCRIPTS.init, vec![capacity.to_string()]).await?;
+        reply::init(&value, capacity)
+    }
+
+    /// Takes up to `want` more tokens from the pool into this process's lease, and extends
+    /// the lease to a full TTL from now. `lease(0)` only extends it, and says what it holds.
+    ///
+    /// The lease is taken anew when it had lapsed. [`lease_size`](FleetQuotaConfig::lease_size)
+    /// is the amount to ask for at a time.
+    ///
+    /// # Errors
+    ///
+    /// As [`init`](Self::init).
+    pub async fn lease(&self, want: u32) -> Result<LeaseGrant, FleetError> {
+        let config = self.config();
+        let capacity = config.capacity();
+        let args = vec![
+            capacity.to_string(),
+            self.lease_id.to_string(),
+            want.to_string(),
+            config.lease_ttl_ms().to_string(),
+        ];
+        let value = self.call(&SCRIPTS.lease, args).await?;
+        reply::lease(&value, capacity, want)
+    }
+
+    /// Says that the lease now keeps `keep` of its tokens (the others were spent on retries)
+    /// and that successes earned `refunds` tokens since the last report; extends the lease to
+    /// a full TTL from now. Refunds fill the pool, never beyond the capacity the leases leave.
+    ///
+    /// The store never grows a lease here: when `keep` is more than it holds, the reply's
+    /// [`held`](ReportAck::held) is what it holds.
+    ///
+    /// # Errors
+    ///
+    /// [`FleetError::LeaseLost`] when the lease had lapsed: its tokens went back to the pool
+    /// and the ones this process counted are void; take a new [`lease`](Self::lease). And the
+    /// errors every call may return (see [`init`](Self::init)).
+    pub async fn report(&self, keep: u32, refunds: u32) -> Result<ReportAck, FleetError> {
+        let config = self.config();
+        let args = vec![
+            self.lease_id.to_string(),
+            keep.to_string(),
+            refunds.to_string(),
+            config.lease_ttl_ms().to_string(),
+        ];
+        let value = self.call(&SCRIPTS.report, args).await?;
+        reply::report(&value, config.capacity(), keep)
+    }
+
+    /// Ends the lease, giving the `keep` tokens it still has (at most what it holds) back to
+    /// the pool. For a clean shutdown; report the last refunds first.
+    ///
+    /// # Errors
+    ///
+    /// [`FleetError::LeaseLost`] when the lease had already lapsed (harmless: its tokens went
+    /// back then). And the errors every call may return (see [`init`](Self::init)).
+    pub async fn release(&self, keep: u32) -> Result<Released, FleetError> {
+        let args = vec![self.lease_id.to_string(), keep.to_string()];
+        let value = self.call(&SCRIPTS.release, args).await?;
+        reply::release(&value, self.config().capacity(), keep)
+    }
+
+    /// Runs `script` under the call timeout.
+    async fn call(&self, script: &LuaScript, args: Vec<String>) -> Result<Value, FleetError> {
+        let mut conn = self.conn.clone();
+        let keys = &self.shared.keys;
+        let timeout = self.config().call_timeout();
+        with_timeout(timeout, script.run(&mut conn, keys, &args)).await
+    }
+}
+
+async fn with_timeout<T>(
+    timeout: std::time::Duration,
+    call: impl Future<Output = RedisResult<T>>,
+) -> Result<T, FleetError> {
+    match tokio::time::timeout(timeout, call).await {
+        Ok(result) => result.map_err(FleetError::from),
+        Err(_elapsed) => Err(FleetError::Timeout(timeout)),
+    }
+}
+
+/// A [`FleetQuotaClient`] on the store at `url` (`redis://host:port/db`, `rediss://` for TLS
+/// when redis-rs is built with it, `redis+unix:///path`).
+///
+/// With [`strict_start`](crate::FleetQuotaConfigBuilder::strict_start) on, this connects
+/// within the [connect timeout](FleetQuotaConfig::connect_timeout) and runs
+/// [`init`](FleetQuotaClient::init), so that an unreachable store, another capacity or a key
+/// of the wrong type fail the start. Otherwise it returns at once and connects on the first
+/// call. Either way the connection reconnects by itself after it drops.
+///
+/// Must be called within a tokio runtime.
+///
+/// # Errors
+///
+/// [`FleetError::InvalidUrl`]; under strict start, [`FleetError::Unreachable`] and the errors
+/// of [`init`](FleetQuotaClient::init).
+pub async fn connect(url: &str, config: FleetQuotaConfig) -> Result<FleetQuotaClient, FleetError> {
+    let client = redis::Client::open(url).map_err(FleetError::InvalidUrl)?;
+    let manager_config =
+        ConnectionManagerConfig::new().set_connection_timeout(Some(config.connect_timeout()));
+    if !config.strict_start() {
+        let conn = ConnectionManager::new_lazy_with_config(client, manager_config)?;
+        return Ok(FleetQuotaClient::new(conn, config));
+    }
+    // One plain connection attempt first, so that a refused or failing connection is reported
+    // as such (the manager would retry it with backoff until the deadline); then the manager.
+    let waited = config.connect_timeout();
+    let deadline = tokio::time::Instant::now() + waited;
+    let unreachable = |source| FleetError::Unreachable { waited, source };
+    let probe_config = AsyncConnectionConfig::new().set_connection_timeout(Some(waited));
+    match tokio::time::timeout_at(
+        deadline,
+        client.get_multiplexed_async_connection_with_config(&probe_config),
+    )
+    .await
+    {
+        Ok(Ok(probe)) => drop(probe),
+        Ok(Err(err)) => return Err(unreachable(Some(err))),
+        Err(_elapsed) => return Err(unreachable(None)),
+    }
+    let conn = match tokio::time::timeout_at(
+        deadline,
+        ConnectionManager::new_with_config(client, manager_config),
+    )
+    .await
+    {
+        Ok(Ok(conn)) => conn,
+        Ok(Err(err)) => return Err(unreachable(Some(err))),
+        Err(_elapsed) => return Err(unreachable(None)),
+    };
+    let client = FleetQuotaClient::new(conn, config);
+    client.init().await?;
+    Ok(client)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lease_ids_print_as_16_hex_digits() {
+        assert_eq!(LeaseId::from_u64(0).to_string(), "0000000000000000");
+        assert_eq!(LeaseId::from_u64(0xab).to_string(), "00000000000000ab");
+        assert_eq!(LeaseId::from_u64(u64::MAX).to_string(), "ffffffffffffffff");
+        assert_ne!(LeaseId::random(), LeaseId::random());
+    }
+}

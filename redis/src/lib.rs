@@ -1,0 +1,57 @@
+//! A fleet-wide retry quota for [rebound](https://docs.rs/rebound-retry), kept in Redis or
+//! Valkey.
+//!
+//! A retry quota stops a client from adding retries to a service that is already failing:
+//! every retry takes tokens, every success gives some back. One quota per process is blind to
+//! the rest of the fleet: a hundred processes each allowed a hundred retries still send ten
+//! thousand to a struggling service. Processes that name the same fleet here share one quota
+//! (the AWS standard retry mode's: 500 tokens; 5 per retry, 10 per retry after a timeout).
+//!
+//! The store is not asked on every retry. A process leases tokens in batches
+//! ([`lease_size`](FleetQuotaConfig::lease_size), 25 by default), spends them locally, and
+//! reports in batches what it kept and what its successes earned back. A lease that is not
+//! refreshed within its TTL lapses and its tokens return to the pool, so a crashed process
+//! keeps at most one lease's tokens from the fleet, and only for one TTL. `docs/fleet.md` in
+//! the repository describes the protocol, its invariant and its failure modes.
+//!
+//! This crate is the protocol's client: the store's side (Lua scripts) and
+//! [`FleetQuotaClient`]'s calls. rebound's strategies do not draw from it yet.
+//!
+//! ```no_run
+//! use rebound_redis::{FleetError, FleetQuotaConfig, connect};
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = FleetQuotaConfig::builder("checkout-api").strict_start(true).build()?;
+//! let fleet = connect("redis://127.0.0.1:6379/", config).await?;
+//! let lease = fleet.lease(fleet.config().lease_size()).await?;
+//! let mut tokens = lease.held;
+//! // ... each retry spends 5 of `tokens`; successes earn refunds ...
+//! tokens -= 5;
+//! match fleet.report(tokens, 1).await {
+//!     Ok(ack) => tokens = ack.held,
+//!     Err(FleetError::LeaseLost) => tokens = fleet.lease(fleet.config().lease_size()).await?.held,
+//!     Err(other) => return Err(other.into()),
+//! }
+//! fleet.release(tokens).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod client;
+mod config;
+mod error;
+mod keys;
+mod reply;
+mod scripts;
+
+pub use client::{FleetQuotaClient, LeaseId, connect};
+pub use config::{
+    ConfigError, FleetNameProblem, FleetQuotaConfig, FleetQuotaConfigBuilder, MAX_FLEET_NAME_LEN,
+    MAX_LEASE_TTL,
+};
+pub use error::FleetError;
+pub use reply::{LeaseGrant, PoolState, Released, ReplyError, ReportAck};

@@ -1,0 +1,17 @@
+-- init(capacity): creates the pool, full, unless it exists; an existing pool must have this
+-- capacity (it is never changed here). Reply: OK capacity available held_total.
+local capacity, bad = count_arg(1)
+if bad then return bad end
+if capacity == 0 then return {'BADARG', 1} end
+local wrong = wrong_type()
+if wrong then return wrong end
+local p, corrupt = load_pool()
+if corrupt then return corrupt end
+if p == nil then
+  p = create_pool(capacity)
+elseif p.capacity ~= capacity then
+  return {'MISMATCH', p.capacity}
+end
+reclaim_expired(p, now_ms())
+save_pool(p)
+return {'OK', p.capacity, p.available, p.held_total}

@@ -1,0 +1,33 @@
+-- lease(capacity, id, want, ttl_ms): the lease `id` now expires ttl_ms from now and takes
+-- min(want, available) more tokens. Creates the pool like init when it does not exist.
+-- Reply: OK granted held available.
+local capacity, bad = count_arg(1)
+if bad then return bad end
+if capacity == 0 then return {'BADARG', 1} end
+local id = ARGV[2]
+if id == nil or id == '' then return {'BADARG', 2} end
+local want, bad_want = count_arg(3)
+if bad_want then return bad_want end
+local ttl, bad_ttl = count_arg(4)
+if bad_ttl then return bad_ttl end
+local wrong = wrong_type()
+if wrong then return wrong end
+local p, corrupt = load_pool()
+if corrupt then return corrupt end
+if p == nil then
+  p = create_pool(capacity)
+elseif p.capacity ~= capacity then
+  return {'MISMATCH', p.capacity}
+end
+local now = now_ms()
+reclaim_expired(p, now)
+lease_alive(p, id, now)
+local tokens = count(redis.call('HGET', held, id)) or 0
+local granted = math.min(want, p.available)
+p.available = p.available - granted
+p.held_total = p.held_total + granted
+tokens = tokens + granted
+redis.call('HSET', held, id, tokens)
+redis.call('ZADD', leases, now + ttl, id)
+save_pool(p)
+return {'OK', granted, tokens, p.available}
