@@ -1,0 +1,368 @@
+//! A throwaway `redis-server` for the tests, and helpers to look at a fleet's keys.
+//!
+//! Each test starts its own server on 127.0.0.1 and a free port, without persistence, in its
+//! own temporary directory, and kills it when done. Without `redis-server` on `PATH` a test
+//! prints a skip message and passes, unless `REBOUND_REQUIRE_REDIS=1` (CI) makes it fail.
+
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rebound_redis::{FleetQuotaClient, FleetQuotaConfig, FleetQuotaConfigBuilder};
+use tempfile::TempDir;
+
+/// Set to `1` to make a missing `redis-server` a failure rather than a skip.
+pub(crate) const REQUIRE_VAR: &str = "REBOUND_REQUIRE_REDIS";
+
+/// How long a server may take to answer its first PING.
+const START_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A running `redis-server`, killed on drop.
+pub(crate) struct RedisServer {
+    child: Child,
+    port: u16,
+    dir: TempDir,
+}
+
+impl RedisServer {
+    /// A fresh server, or `None` (after printing why the test is skipped) when `redis-server`
+    /// is not available.
+    ///
+    /// # Panics
+    ///
+    /// When the server cannot start and `REBOUND_REQUIRE_REDIS=1`.
+    pub(crate) fn start() -> Option<Self> {
+        match Self::try_start() {
+            Ok(server) => Some(server),
+            Err(reason) => {
+                assert!(
+                    std::env::var(REQUIRE_VAR).as_deref() != Ok("1"),
+                    "redis-server is required ({REQUIRE_VAR}=1) but could not start: {reason}"
+                );
+                eprintln!(
+                    "skipped: redis-server is not available (set {REQUIRE_VAR}=1 to make this a failure)"
+                );
+                eprintln!("  ({reason})");
+                None
+            }
+        }
+    }
+
+    fn try_start() -> Result<Self, String> {
+        // The port is free when we look; another process may take it before the server binds
+        // it, so a server that exits because its port is in use is started again on another.
+        let mut last_error = String::new();
+        for _ in 0..3 {
+            let port = free_port()?;
+            let dir =
+                tempfile::tempdir().map_err(|err| format!("no temporary directory: {err}"))?;
+            let log = dir.path().join("redis.log");
+            let child = Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .arg("--dir")
+                .arg(dir.path())
+                .arg("--logfile")
+                .arg(&log)
+                // DEBUG SLEEP, for the slow-server test (Redis 7 and Valkey disable it by default).
+                .args(["--enable-debug-command", "local"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|err| format!("cannot run redis-server: {err}"))?;
+            let mut server = Self { child, port, dir };
+            match server.wait_until_ready() {
+                Ok(()) => return Ok(server),
+                Err(reason) => {
+                    let log = read_log(&log);
+                    last_error = format!("{reason}; its log: {log}");
+                    if !log.contains("Address already in use") {
+                        return Err(last_error);
+                    }
+                }
+            }
+        }
+        Err(last_error)
+    }
+
+    fn wait_until_ready(&mut self) -> Result<(), String> {
+        let started = Instant::now();
+        while started.elapsed() < START_TIMEOUT {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!("redis-server exited at start ({status})"));
+            }
+            if ping(self.port) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Err(format!(
+            "redis-server did not answer PING within {START_TIMEOUT:?}"
+        ))
+    }
+
+    /// The server's URL.
+    pub(crate) fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// A plain (blocking) connection, for the tests' own commands.
+    pub(crate) fn connection(&self) -> redis::Connection {
+        redis::Client::open(self.url())
+            .and_then(|client| client.get_connection())
+            .expect("connect to the test server")
+    }
+
+    /// The keys of `fleet`, read together (MULTI/EXEC).
+    pub(crate) fn snapshot(&self, fleet: &str) -> Snapshot {
+        snapshot(&mut self.connection(), fleet)
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        // SIGKILL: nothing of the server's is worth keeping; its directory goes with `dir`.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> Result<u16, String> {
+    let listener =
+        TcpListener::bind("127.0.0.1:0").map_err(|err| format!("no free port: {err}"))?;
+    listener
+        .local_addr()
+        .map(|addr| addr.port())
+        .map_err(|err| format!("no free port: {err}"))
+}
+
+/// Whether a server on `port` answers PING.
+fn ping(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(200)));
+    if stream.write_all(b"PING\r\n").is_err() {
+        return false;
+    }
+    let mut reply = [0; 7];
+    stream.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n"
+}
+
+fn read_log(path: &Path) -> String {
+    let log = std::fs::read_to_string(path).unwrap_or_default();
+    let tail: Vec<&str> = log.lines().rev().take(5).collect();
+    tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+}
+
+/// A fleet's keys at one instant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Snapshot {
+    pub(crate) capacity: Option<u64>,
+    pub(crate) available: Option<u64>,
+    pub(crate) held_total: Option<u64>,
+    /// lease id -> tokens held.
+    pub(crate) held: BTreeMap<String, u64>,
+    /// lease id -> expiry (ms of the server's clock).
+    pub(crate) leases: BTreeMap<String, u64>,
+}
+
+impl Snapshot {
+    /// The sum of the held hash's values.
+    pub(crate) fn held_sum(&self) -> u64 {
+        self.held.values().sum()
+    }
+
+    /// The protocol's invariant: `available + sum(held) <= capacity`, `held_total` is that
+    /// sum, and the two lease structures name the same leases.
+    pub(crate) fn assert_invariant(&self, context: &str) {
+        let (Some(capacity), Some(available), Some(held_total)) =
+            (self.capacity, self.available, self.held_total)
+        else {
+            panic!("{context}: incomplete pool {self:?}");
+        };
+        assert_eq!(
+            held_total,
+            self.held_sum(),
+            "{context}: held_total {self:?}"
+        );
+        assert!(
+            available + held_total <= capacity,
+            "{context}: available + held > capacity: {self:?}"
+        );
+        assert!(
+            self.held.keys().eq(self.leases.keys()),
+            "{context}: held and leases disagree: {self:?}"
+        );
+    }
+
+    /// The invariant, with nothing consumed: `available + sum(held) == capacity`.
+    pub(crate) fn assert_conserved(&self, context: &str) {
+        self.assert_invariant(context);
+        assert_eq!(
+            self.available.unwrap_or(0) + self.held_total.unwrap_or(0),
+            self.capacity.unwrap_or(0),
+            "{context}: tokens lost: {self:?}"
+        );
+    }
+}
+
+/// The keys of `fleet`, read atomically on `conn`.
+pub(crate) fn snapshot(conn: &mut redis::Connection, fleet: &str) -> Snapshot {
+    let pool = format!("rebound:{{{fleet}}}:pool");
+    let leases = format!("rebound:{{{fleet}}}:leases");
+    let held = format!("rebound:{{{fleet}}}:held");
+    /// HMGET's fields, HGETALL's map, ZRANGE's members and scores.
+    type Reply = (Vec<Option<u64>>, BTreeMap<String, u64>, Vec<(String, f64)>);
+    let (fields, held, leases): Reply = redis::pipe()
+        .atomic()
+        .cmd("HMGET")
+        .arg(&pool)
+        .arg(&["capacity", "available", "held_total"])
+        .cmd("HGETALL")
+        .arg(&held)
+        .cmd("ZRANGE")
+        .arg(&leases)
+        .arg(0)
+        .arg(-1)
+        .arg("WITHSCORES")
+        .query(conn)
+        .expect("read the fleet's keys");
+    Snapshot {
+        capacity: fields[0],
+        available: fields[1],
+        held_total: fields[2],
+        held,
+        // Whole milliseconds: the scripts write whole numbers.
+        leases: leases
+            .into_iter()
+            .map(|(id, expiry)| (id, expiry as u64))
+            .collect(),
+    }
+}
+
+/// A client of `server` for `fleet`, connected strictly (the pool is created), with a call
+/// timeout generous enough for a loaded test machine; `tune` changes the other settings.
+pub(crate) async fn client(
+    server: &RedisServer,
+    fleet: &str,
+    tune: impl FnOnce(FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder,
+) -> FleetQuotaClient {
+    let builder = FleetQuotaConfig::builder(fleet)
+        .call_timeout(Duration::from_secs(2))
+        .connect_timeout(Duration::from_secs(5))
+        .strict_start(true);
+    let config = tune(builder).build().expect("valid test settings");
+    rebound_redis::connect(&server.url(), config)
+        .await
+        .expect("connect to the test server")
+}
+
+/// Polls `check` every 10 ms until it returns `Some`, for at most `limit`.
+pub(crate) async fn poll<T, F>(limit: Duration, mut check: impl FnMut() -> F) -> Option<T>
+where
+    F: std::future::Future<Output = Option<T>>,
+{
+    let started = Instant::now();
+    loop {
+        if let Some(value) = check().await {
+            return Some(value);
+        }
+        if started.elapsed() >= limit {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// SplitMix64: a tiny seeded generator, so that the random sequences are the same every run.
+#[derive(Debug, Clone)]
+pub(crate) struct SplitMix(u64);
+
+impl SplitMix {
+    pub(crate) const fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..=max`.
+    pub(crate) fn up_to(&mut self, max: u32) -> u32 {
+        u32::try_from(self.next_u64() % (u64::from(max) + 1)).expect("at most max")
+    }
+}
+
+/// A child process, killed (SIGKILL) on drop, whose stdout lines arrive on a channel.
+pub(crate) struct ChildProcess {
+    child: Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl ChildProcess {
+    /// Runs the test `name` of this test binary alone, with `env` set.
+    pub(crate) fn run_test(name: &str, env: &[(&str, &str)]) -> Self {
+        let exe = std::env::current_exe().expect("the test binary's path");
+        let mut child = Command::new(exe)
+            .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn the child process");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self { child, lines }
+    }
+
+    /// The first line holding `marker`, from the marker on, waiting at most `limit`. (The
+    /// test harness may print `test name ... ` on the same line, before the test's output.)
+    pub(crate) fn wait_for_line(&self, marker: &str, limit: Duration) -> Option<String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if let Some(at) = line.find(marker) {
+                        return Some(line[at..].to_owned());
+                    }
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Kills the process with SIGKILL and waits for it.
+    pub(crate) fn kill(&mut self) {
+        self.child.kill().expect("kill the child process");
+        let status = self.child.wait().expect("wait for the child process");
+        assert!(!status.success(), "the child was killed, not finished");
+    }
+}
+
+impl Drop for ChildProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
