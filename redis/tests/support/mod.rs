@@ -44,10 +44,13 @@ impl RedisServer {
                     std::env::var(REQUIRE_VAR).as_deref() != Ok("1"),
                     "redis-server is required ({REQUIRE_VAR}=1) but could not start: {reason}"
                 );
-                eprintln!(
-                    "skipped: redis-server is not available (set {REQUIRE_VAR}=1 to make this a failure)"
+                // Straight to stderr, past the test harness's capture, so the skip shows.
+                let test = std::thread::current().name().unwrap_or("a test").to_owned();
+                let line = format!(
+                    "skipped: redis-server is not available (set {REQUIRE_VAR}=1 to make this a \
+                     failure) [{test}: {reason}]\n"
                 );
-                eprintln!("  ({reason})");
+                let _ = std::io::stderr().lock().write_all(line.as_bytes());
                 None
             }
         }
