@@ -55,3 +55,8 @@ pub use config::{
 };
 pub use error::FleetError;
 pub use reply::{LeaseGrant, PoolState, Released, ReplyError, ReportAck};
+
+/// The README's example, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
