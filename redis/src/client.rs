@@ -188,8 +188,9 @@ async fn with_timeout<T>(
     }
 }
 
-/// A [`FleetQuotaClient`] on the store at `url` (`redis://host:port/db`, `rediss://` for TLS
-/// when redis-rs is built with it, `redis+unix:///path`).
+/// A [`FleetQuotaClient`] on the store at `url`: `redis://[user:password@]host:port/db`
+/// (`valkey://` is the same), or `redis+unix:///path` for a Unix socket. TLS URLs need
+/// redis-rs's TLS features, which this crate does not enable yet.
 ///
 /// With [`strict_start`](crate::FleetQuotaConfigBuilder::strict_start) on, this connects
 /// within the [connect timeout](FleetQuotaConfig::connect_timeout) and runs

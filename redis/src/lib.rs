@@ -25,8 +25,10 @@
 //! let fleet = connect("redis://127.0.0.1:6379/", config).await?;
 //! let lease = fleet.lease(fleet.config().lease_size()).await?;
 //! let mut tokens = lease.held;
-//! // ... each retry spends 5 of `tokens`; successes earn refunds ...
-//! tokens -= 5;
+//! // A retry spends 5 tokens when the lease has them; successes earn refunds.
+//! if let Some(left) = tokens.checked_sub(5) {
+//!     tokens = left;
+//! }
 //! match fleet.report(tokens, 1).await {
 //!     Ok(ack) => tokens = ack.held,
 //!     Err(FleetError::LeaseLost) => tokens = fleet.lease(fleet.config().lease_size()).await?.held,
@@ -39,7 +41,6 @@
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
-#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod client;
 mod config;
