@@ -43,6 +43,7 @@ pub struct FleetQuotaConfig {
     call_timeout: Duration,
     connect_timeout: Duration,
     strict_start: bool,
+    fallback_capacity: u32,
 }
 
 impl FleetQuotaConfig {
@@ -57,6 +58,9 @@ impl FleetQuotaConfig {
     /// The longest [`connect`](crate::connect) waits for the store under
     /// [`strict_start`](FleetQuotaConfigBuilder::strict_start): 1 s.
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+    /// The local bucket a [`FleetQuota`](crate::FleetQuota) falls back to while the store
+    /// fails: 50 tokens (ten retries), or the fleet's capacity when that is smaller.
+    pub const DEFAULT_FALLBACK_CAPACITY: u32 = 50;
 
     /// A builder for the fleet `fleet`, every other setting at its default.
     ///
@@ -71,6 +75,7 @@ impl FleetQuotaConfig {
     /// | [`call_timeout`](FleetQuotaConfigBuilder::call_timeout) | 50 ms |
     /// | [`connect_timeout`](FleetQuotaConfigBuilder::connect_timeout) | 1 s |
     /// | [`strict_start`](FleetQuotaConfigBuilder::strict_start) | off |
+    /// | [`fallback_capacity`](FleetQuotaConfigBuilder::fallback_capacity) | 50 tokens, at most the capacity |
     pub fn builder(fleet: impl Into<String>) -> FleetQuotaConfigBuilder {
         FleetQuotaConfigBuilder {
             fleet: fleet.into(),
@@ -81,6 +86,7 @@ impl FleetQuotaConfig {
             call_timeout: Self::DEFAULT_CALL_TIMEOUT,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             strict_start: false,
+            fallback_capacity: None,
         }
     }
 
@@ -133,6 +139,20 @@ impl FleetQuotaConfig {
         self.strict_start
     }
 
+    /// The size of the local bucket a [`FleetQuota`](crate::FleetQuota) draws from while the
+    /// store fails (at most the capacity).
+    #[must_use]
+    pub const fn fallback_capacity(&self) -> u32 {
+        self.fallback_capacity
+    }
+
+    /// The balance below which a [`FleetQuota`](crate::FleetQuota) tops its lease up at once
+    /// rather than at the next refresh: half a lease, rounded up.
+    #[must_use]
+    pub const fn low_water_mark(&self) -> u32 {
+        self.lease_size.div_ceil(2)
+    }
+
     /// The lease TTL in whole milliseconds, as the scripts take it (at least 1).
     pub(crate) fn lease_ttl_ms(&self) -> u64 {
         // `build` keeps the TTL between 1 ms and a day.
@@ -152,6 +172,7 @@ pub struct FleetQuotaConfigBuilder {
     call_timeout: Duration,
     connect_timeout: Duration,
     strict_start: bool,
+    fallback_capacity: Option<u32>,
 }
 
 impl FleetQuotaConfigBuilder {
@@ -200,6 +221,14 @@ impl FleetQuotaConfigBuilder {
         self
     }
 
+    /// The size of the local bucket a [`FleetQuota`](crate::FleetQuota) falls back to while
+    /// the store fails: at least 1, at most the capacity. Each process has its own, so while
+    /// the store is down a fleet of `n` processes allows `n` times this many tokens.
+    pub const fn fallback_capacity(mut self, tokens: u32) -> Self {
+        self.fallback_capacity = Some(tokens);
+        self
+    }
+
     /// Checks the settings.
     ///
     /// # Errors
@@ -232,6 +261,16 @@ impl FleetQuotaConfigBuilder {
         if self.connect_timeout.is_zero() {
             return Err(ConfigError::ZeroConnectTimeout);
         }
+        let fallback_capacity = match self.fallback_capacity {
+            None => FleetQuotaConfig::DEFAULT_FALLBACK_CAPACITY.min(self.capacity),
+            Some(tokens) if tokens == 0 || tokens > self.capacity => {
+                return Err(ConfigError::FallbackOutOfRange {
+                    fallback_capacity: tokens,
+                    capacity: self.capacity,
+                });
+            }
+            Some(tokens) => tokens,
+        };
         Ok(FleetQuotaConfig {
             fleet: self.fleet,
             capacity: self.capacity,
@@ -241,6 +280,7 @@ impl FleetQuotaConfigBuilder {
             call_timeout: self.call_timeout,
             connect_timeout: self.connect_timeout,
             strict_start: self.strict_start,
+            fallback_capacity,
         })
     }
 }
@@ -308,6 +348,18 @@ pub enum ConfigError {
     /// Every connection attempt would time out.
     #[error("the connect timeout must be more than zero")]
     ZeroConnectTimeout,
+    /// The fallback bucket is empty (no retry while the store fails) or larger than the
+    /// fleet's whole quota.
+    #[error(
+        "the fallback capacity must be between 1 and the capacity ({capacity}), not \
+         {fallback_capacity}"
+    )]
+    FallbackOutOfRange {
+        /// The fallback capacity asked for.
+        fallback_capacity: u32,
+        /// The fleet's capacity.
+        capacity: u32,
+    },
 }
 
 /// What is wrong with a fleet name.
@@ -358,6 +410,38 @@ mod tests {
         assert_eq!(config.connect_timeout(), Duration::from_secs(1));
         assert!(!config.strict_start());
         assert_eq!(config.lease_ttl_ms(), 10_000);
+        assert_eq!(config.fallback_capacity(), 50);
+        assert_eq!(config.low_water_mark(), 13);
+    }
+
+    #[test]
+    fn fallback_capacity() {
+        let small = FleetQuotaConfig::builder("f").capacity(20).build().unwrap();
+        assert_eq!(
+            small.fallback_capacity(),
+            20,
+            "the default is capped at the capacity"
+        );
+        for tokens in [0, 21] {
+            let err = FleetQuotaConfig::builder("f")
+                .capacity(20)
+                .fallback_capacity(tokens)
+                .build();
+            assert_eq!(
+                err,
+                Err(ConfigError::FallbackOutOfRange {
+                    fallback_capacity: tokens,
+                    capacity: 20
+                })
+            );
+        }
+        let config = FleetQuotaConfig::builder("f")
+            .fallback_capacity(500)
+            .lease_size(1)
+            .build()
+            .unwrap();
+        assert_eq!(config.fallback_capacity(), 500);
+        assert_eq!(config.low_water_mark(), 1);
     }
 
     #[test]

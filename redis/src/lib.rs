@@ -46,6 +46,8 @@ mod client;
 mod config;
 mod error;
 mod keys;
+mod ledger;
+mod quota;
 mod reply;
 mod scripts;
 
@@ -55,6 +57,7 @@ pub use config::{
     MAX_LEASE_TTL,
 };
 pub use error::FleetError;
+pub use quota::{FleetQuota, FleetQuotaStats, FleetState};
 pub use reply::{LeaseGrant, PoolState, Released, ReplyError, ReportAck};
 
 /// The README's example, compiled as a doctest.

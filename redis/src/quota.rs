@@ -1,0 +1,377 @@
+//! [`FleetQuota`]: the fleet's retry quota as the request path sees it — local atomics, with a
+//! background task that keeps the lease topped up and falls back to a local bucket while the
+//! store fails.
+
+use std::error::Error as _;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use crate::client::{FleetQuotaClient, LeaseId, connect};
+use crate::config::FleetQuotaConfig;
+use crate::error::FleetError;
+use crate::ledger::{Ledger, LocalBucket};
+
+/// Where a [`FleetQuota`]'s tokens come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FleetState {
+    /// From the fleet's lease: the store answers.
+    Joined,
+    /// From the local fallback bucket: the last call to the store failed. The refresher keeps
+    /// trying, and rejoins when the store answers.
+    Local,
+}
+
+/// A [`FleetQuota`]'s counts at one instant, for metrics and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FleetQuotaStats {
+    /// Where tokens come from now.
+    pub state: FleetState,
+    /// The lease's tokens not spent yet (frozen while [`Local`](FleetState::Local)).
+    pub balance: u32,
+    /// What the lease holds in the store, as last reported.
+    pub held: u32,
+    /// Refunds waiting for the next report.
+    pub pending_refunds: u32,
+    /// The tokens left in the local fallback bucket.
+    pub fallback_available: u32,
+}
+
+/// State shared by the request path and the refresher.
+#[derive(Debug)]
+struct Shared {
+    ledger: Ledger,
+    fallback: LocalBucket,
+    /// `true` while [`FleetState::Local`].
+    local: AtomicBool,
+    low_water: u32,
+    capacity: u32,
+    /// Woken when the balance falls below the low-water mark.
+    wake: Notify,
+    /// Woken to stop the refresher (it releases the lease first).
+    stop: Notify,
+}
+
+impl Shared {
+    fn state(&self) -> FleetState {
+        if self.local.load(Ordering::Acquire) {
+            FleetState::Local
+        } else {
+            FleetState::Joined
+        }
+    }
+}
+
+/// One process's share of a fleet-wide retry quota: the quota a retry strategy draws from.
+///
+/// The request path never waits for the store. [`try_acquire`](Self::try_acquire) takes tokens
+/// from the lease's local balance and [`release`](Self::release) gives a success's refund
+/// back, both with a few atomic operations. A background tokio task, started by
+/// [`start`](Self::start), keeps the lease topped up: every
+/// [refresh period](FleetQuotaConfig::refresh_period), and as soon as the balance falls below
+/// the [low-water mark](FleetQuotaConfig::low_water_mark), it reports the balance and the
+/// pending refunds, and leases what the balance lacks of a full
+/// [lease](FleetQuotaConfig::lease_size).
+///
+/// When a call to the store fails, the quota draws from a local bucket of
+/// [`fallback_capacity`](FleetQuotaConfig::fallback_capacity) tokens instead, logs a `WARN`
+/// event (target `rebound`), and says so in [`state`](Self::state); the task keeps trying, and
+/// rejoins the fleet when the store answers. It never falls back to no limit.
+///
+/// Dropping the quota stops the task, which gives the lease back to the store (best effort,
+/// within the call timeout, while the runtime runs); [`close`](Self::close) does the same and
+/// waits for it. Share the quota between threads with an `Arc`.
+#[derive(Debug)]
+pub struct FleetQuota {
+    shared: Arc<Shared>,
+    config: FleetQuotaConfig,
+    lease_id: LeaseId,
+    task: Option<JoinHandle<()>>,
+}
+
+impl FleetQuota {
+    /// Leases the first tokens through `client` and starts the refresher.
+    ///
+    /// Never fails: when the store does not answer, the quota starts
+    /// [`Local`](FleetState::Local) and joins when the store answers. Use
+    /// [strict start](crate::FleetQuotaConfigBuilder::strict_start) with [`connect`] to fail
+    /// the start instead. Must be called within a tokio runtime.
+    pub async fn start(client: FleetQuotaClient) -> Self {
+        let config = client.config().clone();
+        let shared = Arc::new(Shared {
+            ledger: Ledger::new(config.capacity()),
+            fallback: LocalBucket::new(config.fallback_capacity()),
+            local: AtomicBool::new(false),
+            low_water: config.low_water_mark(),
+            capacity: config.capacity(),
+            wake: Notify::new(),
+            stop: Notify::new(),
+        });
+        let mut refresher = Refresher {
+            shared: Arc::clone(&shared),
+            lease_id: client.lease_id(),
+            client,
+            has_lease: false,
+            backoff: Duration::ZERO,
+        };
+        let wait = refresher.step().await;
+        let lease_id = refresher.lease_id;
+        let task = tokio::spawn(refresher.run(wait));
+        Self {
+            shared,
+            config,
+            lease_id,
+            task: Some(task),
+        }
+    }
+
+    /// [`connect`]s to the store at `url` and [`start`](Self::start)s.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`connect`]: an invalid URL, and under strict start an unreachable store
+    /// or a pool that rejects the settings.
+    pub async fn connect(url: &str, config: FleetQuotaConfig) -> Result<Self, FleetError> {
+        Ok(Self::start(connect(url, config).await?).await)
+    }
+
+    /// Takes `cost` tokens if that many are left: from the lease's balance while
+    /// [`Joined`](FleetState::Joined), from the fallback bucket while
+    /// [`Local`](FleetState::Local). Never waits for the store.
+    ///
+    /// # Errors
+    ///
+    /// The tokens left, when fewer than `cost`; then nothing is taken.
+    pub fn try_acquire(&self, cost: u32) -> Result<(), u32> {
+        let shared = &*self.shared;
+        if shared.local.load(Ordering::Acquire) {
+            return shared.fallback.try_acquire(cost);
+        }
+        let acquired = shared.ledger.try_acquire(cost)?;
+        if acquired.after < shared.low_water && acquired.before >= shared.low_water {
+            shared.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Gives back a success's refund of `amount` tokens; returns how many were taken.
+    ///
+    /// While [`Joined`](FleetState::Joined), the refund first restores the balance up to what
+    /// the lease holds in the store; the rest waits for the next report, which adds it to the
+    /// fleet's pool (the store caps it at what the leases leave room for). While
+    /// [`Local`](FleetState::Local), it refills the fallback bucket up to its capacity. Never
+    /// waits for the store.
+    pub fn release(&self, amount: u32) -> u32 {
+        let shared = &*self.shared;
+        if shared.local.load(Ordering::Acquire) {
+            return shared.fallback.release(amount);
+        }
+        let refunded = shared.ledger.release(amount);
+        refunded.restored + refunded.pending
+    }
+
+    /// The tokens that can be taken now: the lease's balance, or the fallback bucket's tokens.
+    /// Other threads and the refresher may change it at any moment.
+    #[must_use]
+    pub fn available(&self) -> u32 {
+        let shared = &*self.shared;
+        match shared.state() {
+            FleetState::Joined => shared.ledger.load().1,
+            FleetState::Local => shared.fallback.available(),
+        }
+    }
+
+    /// The fleet's capacity. [`available`](Self::available) never exceeds it.
+    #[must_use]
+    pub fn capacity(&self) -> u32 {
+        self.shared.capacity
+    }
+
+    /// Where tokens come from now.
+    #[must_use]
+    pub fn state(&self) -> FleetState {
+        self.shared.state()
+    }
+
+    /// Whether the quota draws from the local fallback bucket (the store failed).
+    #[must_use]
+    pub fn is_degraded(&self) -> bool {
+        self.state() == FleetState::Local
+    }
+
+    /// The counts at one instant (each read atomically; together, nearly so).
+    #[must_use]
+    pub fn stats(&self) -> FleetQuotaStats {
+        let shared = &*self.shared;
+        let (held, balance) = shared.ledger.load();
+        FleetQuotaStats {
+            state: shared.state(),
+            balance,
+            held,
+            pending_refunds: shared.ledger.pending(),
+            fallback_available: shared.fallback.available(),
+        }
+    }
+
+    /// The lease's id in the store.
+    #[must_use]
+    pub const fn lease_id(&self) -> LeaseId {
+        self.lease_id
+    }
+
+    /// The settings.
+    #[must_use]
+    pub const fn config(&self) -> &FleetQuotaConfig {
+        &self.config
+    }
+
+    /// Stops the refresher and waits while it reports the last refunds and gives the lease
+    /// back (best effort: each call within the call timeout; errors are ignored).
+    pub async fn close(mut self) {
+        self.shared.stop.notify_one();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for FleetQuota {
+    fn drop(&mut self) {
+        self.shared.stop.notify_one();
+    }
+}
+
+/// The background task's side: the only writer of `held` and of the state.
+struct Refresher {
+    shared: Arc<Shared>,
+    client: FleetQuotaClient,
+    lease_id: LeaseId,
+    /// Whether the store may hold a lease of ours.
+    has_lease: bool,
+    /// The wait before the next attempt while the store fails.
+    backoff: Duration,
+}
+
+impl Refresher {
+    async fn run(mut self, mut wait: Duration) {
+        loop {
+            tokio::select! {
+                biased;
+                () = self.shared.stop.notified() => break,
+                () = self.shared.wake.notified() => {}
+                () = tokio::time::sleep(wait) => {}
+            }
+            wait = self.step().await;
+        }
+        self.shutdown().await;
+    }
+
+    /// One refresh; switches the state on failure or recovery. Returns the wait until the
+    /// next one.
+    async fn step(&mut self) -> Duration {
+        let period = self.client.config().refresh_period();
+        let result = self.refresh().await;
+        let shared = &*self.shared;
+        match (result, shared.state()) {
+            (Ok(()), FleetState::Joined) => period,
+            (Ok(()), FleetState::Local) => {
+                shared.local.store(false, Ordering::Release);
+                self.backoff = Duration::ZERO;
+                tracing::info!(
+                    target: "rebound",
+                    fleet = self.client.config().fleet(),
+                    "fleet quota rejoined: the store answers again"
+                );
+                period
+            }
+            (Err(err), FleetState::Joined) => {
+                shared.local.store(true, Ordering::Release);
+                tracing::warn!(
+                    target: "rebound",
+                    fleet = self.client.config().fleet(),
+                    error = %chain(&err),
+                    fallback_capacity = self.client.config().fallback_capacity(),
+                    "fleet quota store failed: falling back to local limits"
+                );
+                self.backoff = (period / 8).max(Duration::from_millis(1));
+                self.backoff
+            }
+            (Err(err), FleetState::Local) => {
+                tracing::debug!(
+                    target: "rebound",
+                    fleet = self.client.config().fleet(),
+                    error = %chain(&err),
+                    "fleet quota store still failing"
+                );
+                self.backoff = (self.backoff * 2).min(period);
+                self.backoff
+            }
+        }
+    }
+
+    /// Reports the balance and the pending refunds, then leases what the balance lacks of a
+    /// full lease.
+    async fn refresh(&mut self) -> Result<(), FleetError> {
+        let ledger = &self.shared.ledger;
+        if self.has_lease {
+            let refunds = ledger.take_pending();
+            let (_, keep) = ledger.load();
+            match self.client.report(keep, refunds).await {
+                Ok(ack) => {
+                    ledger.set_held(ack.held);
+                }
+                Err(FleetError::LeaseLost) => {
+                    // The lease lapsed: its tokens are back in the pool, the balance is void.
+                    ledger.void();
+                    self.has_lease = false;
+                }
+                Err(err) => {
+                    // The outcome is unknown: the store may hold only `keep` now. The refunds
+                    // are dropped rather than sent twice.
+                    let (held, _) = ledger.load();
+                    ledger.set_held(held.min(keep));
+                    return Err(err);
+                }
+            }
+        }
+        let (_, balance) = ledger.load();
+        let want = self.client.config().lease_size().saturating_sub(balance);
+        if want > 0 || !self.has_lease {
+            let grant = self.client.lease(want).await?;
+            self.has_lease = true;
+            ledger.grant(grant.granted, grant.held);
+        }
+        Ok(())
+    }
+
+    /// Reports the last refunds and gives the lease back; errors are ignored.
+    async fn shutdown(self) {
+        if !self.has_lease {
+            return;
+        }
+        let ledger = &self.shared.ledger;
+        let refunds = ledger.take_pending();
+        let (_, keep) = ledger.load();
+        if self.client.report(keep, refunds).await.is_ok() {
+            let _ = self.client.release(keep).await;
+        }
+        ledger.void();
+    }
+}
+
+/// An error and its sources, `: `-separated, for a log line.
+fn chain(err: &FleetError) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let _ = write!(text, ": {cause}");
+        source = cause.source();
+    }
+    text
+}
