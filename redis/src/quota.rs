@@ -340,8 +340,11 @@ impl Refresher {
                 }
             }
         }
-        let (_, balance) = ledger.load();
-        let want = self.client.config().lease_size().saturating_sub(balance);
+        // Up to a full lease in the store (not in the balance: tokens spent since the report
+        // still count as held there until the next one), so a lease never holds more than
+        // `lease_size`.
+        let (held, _) = ledger.load();
+        let want = self.client.config().lease_size().saturating_sub(held);
         if want > 0 || !self.has_lease {
             let grant = self.client.lease(want).await?;
             self.has_lease = true;

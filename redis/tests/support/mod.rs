@@ -64,26 +64,12 @@ impl RedisServer {
             let port = free_port()?;
             let dir =
                 tempfile::tempdir().map_err(|err| format!("no temporary directory: {err}"))?;
-            let log = dir.path().join("redis.log");
-            let child = Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .arg("--dir")
-                .arg(dir.path())
-                .arg("--logfile")
-                .arg(&log)
-                // DEBUG SLEEP, for the slow-server test (Redis 7 and Valkey disable it by default).
-                .args(["--enable-debug-command", "local"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|err| format!("cannot run redis-server: {err}"))?;
+            let child = spawn_server(port, dir.path())?;
             let mut server = Self { child, port, dir };
             match server.wait_until_ready() {
                 Ok(()) => return Ok(server),
                 Err(reason) => {
-                    let log = read_log(&log);
+                    let log = read_log(&server.dir.path().join("redis.log"));
                     last_error = format!("{reason}; its log: {log}");
                     if !log.contains("Address already in use") {
                         return Err(last_error);
@@ -110,6 +96,34 @@ impl RedisServer {
         ))
     }
 
+    /// Kills the server (SIGKILL), as a crash would; [`restart`](Self::restart) starts it
+    /// again on the same port.
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts the server again on the same port, empty (there is no persistence).
+    ///
+    /// # Panics
+    ///
+    /// When it does not start and answer PING in time.
+    pub(crate) fn restart(&mut self) {
+        self.kill();
+        let started = Instant::now();
+        loop {
+            self.child = spawn_server(self.port, self.dir.path()).expect("restart redis-server");
+            match self.wait_until_ready() {
+                Ok(()) => return,
+                // The old socket may linger a moment.
+                Err(_) if started.elapsed() < START_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Err(reason) => panic!("redis-server did not restart: {reason}"),
+            }
+        }
+    }
+
     /// The server's URL.
     pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
@@ -134,6 +148,24 @@ impl Drop for RedisServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A `redis-server` on 127.0.0.1:`port`, without persistence, working in `dir`.
+fn spawn_server(port: u16, dir: &Path) -> Result<Child, String> {
+    Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .arg("--dir")
+        .arg(dir)
+        .arg("--logfile")
+        .arg(dir.join("redis.log"))
+        // DEBUG SLEEP, for the slow-server tests (Redis 7 and Valkey disable it by default).
+        .args(["--enable-debug-command", "local"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|err| format!("cannot run redis-server: {err}"))
 }
 
 fn free_port() -> Result<u16, String> {

@@ -1,0 +1,348 @@
+//! `FleetQuota` against a real `redis-server` (see `support` for how it is started, and
+//! skipped when there is none): leases topped up ahead of need, the fleet-wide bound, refunds,
+//! the fallback to local limits when the store dies, and a request path that never waits.
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetQuotaConfigBuilder, FleetState};
+use support::{RedisServer, client, poll};
+
+/// Short leases for the tests: TTL 1 s, refreshed every 100 ms, calls within 200 ms.
+fn short(builder: FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder {
+    builder
+        .lease_ttl(Duration::from_secs(1))
+        .refresh_period(Duration::from_millis(100))
+        .call_timeout(Duration::from_millis(200))
+}
+
+async fn quota(
+    server: &RedisServer,
+    fleet: &str,
+    tune: impl FnOnce(FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder,
+) -> FleetQuota {
+    let quota = FleetQuota::start(client(server, fleet, |b| tune(short(b))).await).await;
+    assert_eq!(quota.state(), FleetState::Joined, "{:?}", quota.stats());
+    quota
+}
+
+/// The tokens `quota`'s lease holds in the store.
+fn held_in_store(server: &RedisServer, fleet: &str, quota: &FleetQuota) -> u64 {
+    let snapshot = server.snapshot(fleet);
+    snapshot
+        .held
+        .get(&quota.lease_id().to_string())
+        .copied()
+        .unwrap_or(0)
+}
+
+/// (a) A lease of 25, 5 tokens per retry, 40 retries 20 ms apart (TTL 300 ms): the refresher
+/// tops the lease up before it runs dry, so no retry is refused while the pool has tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leases_are_topped_up_ahead_of_need() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "ahead";
+    let quota = quota(&server, fleet, |b| {
+        b.capacity(500)
+            .lease_ttl(Duration::from_millis(300))
+            .refresh_period(Duration::from_millis(100))
+    })
+    .await;
+    assert_eq!(quota.available(), 25);
+    for retry in 0..40 {
+        assert_eq!(
+            quota.try_acquire(5),
+            Ok(()),
+            "retry {retry}: {:?}",
+            quota.stats()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The 200 tokens spent are consumed in the store once reported; the rest is conserved.
+    let settled = poll(Duration::from_secs(3), || async {
+        let snapshot = server.snapshot(fleet);
+        let stats = quota.stats();
+        (snapshot.available.unwrap_or(0) + snapshot.held_total.unwrap_or(0) == 300
+            && u64::from(stats.held) == snapshot.held_sum()
+            && stats.balance == 25)
+            .then_some(snapshot)
+    })
+    .await;
+    let snapshot = settled.unwrap_or_else(|| server.snapshot(fleet));
+    snapshot.assert_invariant("after 40 retries");
+    assert_eq!(
+        snapshot.available.unwrap_or(0) + snapshot.held_total.unwrap_or(0),
+        300,
+        "{snapshot:?} {:?}",
+        quota.stats()
+    );
+    quota.close().await;
+    server.snapshot(fleet).assert_invariant("after close");
+}
+
+/// (b) Four quotas (tasks) on one fleet of 100 tokens through a service outage: only retries,
+/// no successes. Together they spend at most the fleet's capacity, however long they try.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_never_retries_more_than_its_capacity() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "outage";
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let quota = quota(&server, fleet, |b| b.capacity(100)).await;
+        tasks.push(tokio::spawn(async move {
+            let started = Instant::now();
+            let mut retries = 0u32;
+            while started.elapsed() < Duration::from_millis(1200) {
+                if quota.try_acquire(5).is_ok() {
+                    retries += 1;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            quota.close().await;
+            retries
+        }));
+    }
+    let mut total = 0;
+    for task in tasks {
+        total += task.await.unwrap();
+    }
+    assert!(total * 5 <= 100, "{total} retries of 5 tokens from 100");
+    assert!(
+        total * 5 >= 75,
+        "the leases' tokens were usable: {total} retries"
+    );
+    let snapshot = server.snapshot(fleet);
+    snapshot.assert_invariant("after the outage");
+    assert_eq!(snapshot.available.unwrap_or(0), 100 - u64::from(total) * 5);
+}
+
+/// (c) Refunds beyond what the lease holds go back to the pool with the next report, and
+/// `close` gives the lease back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refunds_return_to_the_pool_through_reports() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "refunds";
+    let quota = quota(&server, fleet, |b| b.capacity(100)).await;
+    for _ in 0..5 {
+        quota.try_acquire(5).unwrap();
+    }
+    // 25 spent and consumed, the lease topped up to 25 again: 50 left in the pool. (Tokens
+    // spent between a report and the lease that follows it count as held until the next
+    // report, so wait for the store and the ledger to agree on 25.)
+    let topped_up = poll(Duration::from_secs(3), || async {
+        let snapshot = server.snapshot(fleet);
+        let stats = quota.stats();
+        (snapshot.available == Some(50)
+            && snapshot.held_sum() == 25
+            && stats.held == 25
+            && stats.balance == 25)
+            .then_some(())
+    })
+    .await;
+    assert!(
+        topped_up.is_some(),
+        "{:?} {:?}",
+        server.snapshot(fleet),
+        quota.stats()
+    );
+    // The balance is full: five refunds of 5 wait for the next report.
+    for _ in 0..5 {
+        assert_eq!(quota.release(5), 5);
+    }
+    let returned = poll(Duration::from_secs(3), || async {
+        let snapshot = server.snapshot(fleet);
+        (snapshot.available == Some(75) && quota.stats().pending_refunds == 0).then_some(snapshot)
+    })
+    .await
+    .unwrap_or_else(|| panic!("{:?} {:?}", server.snapshot(fleet), quota.stats()));
+    returned.assert_conserved("after the refunds");
+    assert_eq!(held_in_store(&server, fleet, &quota), 25);
+    quota.close().await;
+    let closed = server.snapshot(fleet);
+    closed.assert_conserved("after close");
+    assert_eq!(closed.available, Some(100), "the lease was given back");
+    assert!(closed.held.is_empty(), "{closed:?}");
+}
+
+/// (d) The server is killed mid-run: both quotas fall back to their local buckets (20 tokens
+/// each), say so, and rejoin with fresh leases when the server is back (empty: it had no
+/// persistence). What the two spent stays within the fleet's capacity plus their fallbacks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_store_falls_back_to_local_limits_and_rejoins() {
+    let Some(mut server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "crash";
+    let tune = |b: FleetQuotaConfigBuilder| b.capacity(100).fallback_capacity(20);
+    let quotas = [
+        quota(&server, fleet, tune).await,
+        quota(&server, fleet, tune).await,
+    ];
+    let mut spent = 0;
+    for quota in &quotas {
+        for _ in 0..2 {
+            quota.try_acquire(5).unwrap();
+            spent += 5;
+        }
+    }
+    server.kill();
+    let degraded = poll(Duration::from_secs(5), || async {
+        quotas.iter().all(FleetQuota::is_degraded).then_some(())
+    })
+    .await;
+    assert!(
+        degraded.is_some(),
+        "{:?}",
+        quotas.iter().map(FleetQuota::stats).collect::<Vec<_>>()
+    );
+    // While the store is down, each quota allows its fallback bucket's 20 tokens, no more.
+    for quota in &quotas {
+        assert_eq!(quota.state(), FleetState::Local);
+        assert_eq!(quota.available(), 20);
+        let mut local = 0;
+        while quota.try_acquire(5).is_ok() {
+            local += 5;
+        }
+        assert_eq!(local, 20);
+        spent += local;
+        assert_eq!(quota.try_acquire(5), Err(0));
+    }
+    tokio::task::block_in_place(|| server.restart());
+    let rejoined = poll(Duration::from_secs(10), || async {
+        quotas
+            .iter()
+            .all(|q| q.state() == FleetState::Joined && q.available() == 25)
+            .then_some(())
+    })
+    .await;
+    assert!(
+        rejoined.is_some(),
+        "{:?}",
+        quotas.iter().map(FleetQuota::stats).collect::<Vec<_>>()
+    );
+    let snapshot = server.snapshot(fleet);
+    snapshot.assert_conserved("after the restart");
+    for quota in &quotas {
+        assert_eq!(held_in_store(&server, fleet, quota), 25);
+        assert_eq!(u64::from(quota.stats().held), 25);
+    }
+    assert!(spent <= 100 + 2 * 20, "{spent}");
+    for quota in quotas {
+        quota.close().await;
+    }
+    let closed = server.snapshot(fleet);
+    closed.assert_conserved("after close");
+    assert_eq!(closed.available, Some(100));
+}
+
+/// (e) `DEBUG SLEEP 1` on the server: the refresher's calls time out and the quota falls back,
+/// but `try_acquire` and `release` on the request path never wait for the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_request_path_never_waits_for_a_slow_store() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "sleepy";
+    let quota = Arc::new(quota(&server, fleet, |b| b.capacity(500)).await);
+    let mut conn = server.connection();
+    let sleeping = Arc::new(AtomicBool::new(true));
+    let sleeper = {
+        let sleeping = Arc::clone(&sleeping);
+        std::thread::spawn(move || {
+            redis::cmd("DEBUG")
+                .arg("SLEEP")
+                .arg(1)
+                .query::<()>(&mut conn)
+                .expect("DEBUG SLEEP (needs --enable-debug-command)");
+            sleeping.store(false, Ordering::Release);
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // On a plain thread, 700 ms of acquisitions (crossing the low-water mark, which wakes the
+    // refresher) and refunds, each one timed.
+    let request_path = {
+        let quota = Arc::clone(&quota);
+        let sleeping = Arc::clone(&sleeping);
+        std::thread::spawn(move || {
+            let mut times = Vec::new();
+            let mut saw_local = false;
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_millis(700) && sleeping.load(Ordering::Acquire)
+            {
+                for _ in 0..6 {
+                    let call = Instant::now();
+                    let _ = quota.try_acquire(5);
+                    times.push(call.elapsed());
+                }
+                let call = Instant::now();
+                quota.release(10);
+                times.push(call.elapsed());
+                saw_local |= quota.is_degraded();
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            (times, saw_local)
+        })
+    };
+    let (mut times, saw_local) = request_path.join().unwrap();
+    sleeper.join().unwrap();
+    times.sort();
+    let slow = times
+        .iter()
+        .filter(|t| **t >= Duration::from_millis(1))
+        .count();
+    let median = times[times.len() / 2];
+    let max = *times.last().unwrap();
+    eprintln!(
+        "request path during DEBUG SLEEP: {} calls, median {median:?}, max {max:?}, {slow} \
+         at 1 ms or more",
+        times.len()
+    );
+    assert!(times.len() > 1000, "{} calls", times.len());
+    assert!(median < Duration::from_micros(50), "median {median:?}");
+    // A descheduled thread on a busy machine may take a millisecond now and then; a call that
+    // waited for the store would take the call timeout (200 ms) or the sleep (1 s).
+    assert!(
+        slow * 1000 <= times.len(),
+        "{slow} of {} calls >= 1 ms",
+        times.len()
+    );
+    assert!(max < Duration::from_millis(50), "max {max:?}");
+    assert!(saw_local, "the refresher's calls timed out: local limits");
+    // Once the server wakes, the quota rejoins.
+    let rejoined = poll(Duration::from_secs(5), || async {
+        (quota.state() == FleetState::Joined).then_some(())
+    })
+    .await;
+    assert!(rejoined.is_some(), "{:?}", quota.stats());
+    server.snapshot(fleet).assert_invariant("after the sleep");
+}
+
+/// Without a store (nothing listens on the port), the quota starts on local limits.
+#[tokio::test]
+async fn an_unreachable_store_starts_on_local_limits() {
+    let config = FleetQuotaConfig::builder("nowhere")
+        .fallback_capacity(15)
+        .call_timeout(Duration::from_millis(200))
+        .connect_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let quota = FleetQuota::connect("redis://127.0.0.1:1/", config)
+        .await
+        .expect("a lazy connection");
+    assert!(quota.is_degraded());
+    assert_eq!(quota.available(), 15);
+    assert_eq!(quota.capacity(), 500);
+    assert_eq!(quota.try_acquire(10), Ok(()));
+    assert_eq!(quota.try_acquire(10), Err(5));
+    assert_eq!(quota.release(100), 10);
+    quota.close().await;
+}
