@@ -14,8 +14,29 @@
 //! keeps at most one lease's tokens from the fleet, and only for one TTL. `docs/fleet.md` in
 //! the repository describes the protocol, its invariant and its failure modes.
 //!
-//! This crate is the protocol's client: the store's side (Lua scripts) and
-//! [`FleetQuotaClient`]'s calls. rebound's strategies do not draw from it yet.
+//! [`FleetQuota`] is the quota a request path draws from: [`try_acquire`](FleetQuota::try_acquire)
+//! and [`release`](FleetQuota::release) are a few atomic operations on the lease's local
+//! balance, a background task keeps the lease topped up, and while the store fails the quota
+//! draws from a local bucket of [`fallback_capacity`](FleetQuotaConfig::fallback_capacity)
+//! tokens. [`FleetQuotaClient`] is the protocol's client, for callers that count the tokens
+//! themselves. rebound's strategies do not draw from the fleet quota yet.
+//!
+//! ```no_run
+//! use rebound_redis::{FleetQuota, FleetQuotaConfig};
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = FleetQuotaConfig::builder("checkout-api").build()?;
+//! let quota = FleetQuota::connect("redis://127.0.0.1:6379/", config).await?;
+//! if quota.try_acquire(5).is_ok() {
+//!     // retry; on its success:
+//!     quota.release(5);
+//! }
+//! quota.close().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The client alone:
 //!
 //! ```no_run
 //! use rebound_redis::{FleetError, FleetQuotaConfig, connect};
