@@ -346,3 +346,87 @@ async fn an_unreachable_store_starts_on_local_limits() {
     assert_eq!(quota.release(100), 10);
     quota.close().await;
 }
+
+/// Dropping the quota (without `close`) stops its task, which gives the lease back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_quota_gives_the_lease_back() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "dropped";
+    let quota = quota(&server, fleet, |b| b.capacity(100)).await;
+    quota.try_acquire(5).unwrap();
+    assert_eq!(server.snapshot(fleet).held_sum(), 25);
+    drop(quota);
+    let released = poll(Duration::from_secs(3), || async {
+        let snapshot = server.snapshot(fleet);
+        snapshot.held.is_empty().then_some(snapshot)
+    })
+    .await
+    .unwrap_or_else(|| panic!("{:?}", server.snapshot(fleet)));
+    released.assert_invariant("after drop");
+    assert_eq!(released.available, Some(95), "the 5 spent are consumed");
+}
+
+/// The events a [`Recorder`] saw: level, target, and the fields as `name=value`.
+type Events = Arc<std::sync::Mutex<Vec<(tracing::Level, String, Vec<String>)>>>;
+
+/// A minimal `tracing` subscriber that keeps every event.
+struct Recorder(Events);
+
+struct Fields(Vec<String>);
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.push(format!("{}={value:?}", field.name()));
+    }
+}
+
+impl tracing::Subscriber for Recorder {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        let mut fields = Fields(Vec::new());
+        event.record(&mut fields);
+        let meta = event.metadata();
+        self.0
+            .lock()
+            .unwrap()
+            .push((*meta.level(), meta.target().to_owned(), fields.0));
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+/// Falling back to local limits is a WARN event, target `rebound`, naming the fleet and the
+/// error.
+#[tokio::test]
+async fn falling_back_logs_a_warning() {
+    let events = Events::default();
+    let _guard = tracing::subscriber::set_default(Recorder(Arc::clone(&events)));
+    let config = FleetQuotaConfig::builder("logged")
+        .call_timeout(Duration::from_millis(200))
+        .connect_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    let quota = FleetQuota::connect("redis://127.0.0.1:1/", config)
+        .await
+        .unwrap();
+    assert!(quota.is_degraded());
+    let events = events.lock().unwrap().clone();
+    let warnings: Vec<_> = events
+        .iter()
+        .filter(|(level, target, _)| *level == tracing::Level::WARN && target == "rebound")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{events:?}");
+    let fields = &warnings[0].2;
+    assert!(fields.iter().any(|f| f == "fleet=\"logged\""), "{fields:?}");
+    assert!(fields.iter().any(|f| f.starts_with("error=")), "{fields:?}");
+    drop(quota);
+}
