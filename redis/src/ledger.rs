@@ -4,8 +4,7 @@
 //! in the store as last reported, and `balance`, the part of it not spent yet. Both live in one
 //! `AtomicU64` (held in the high half, balance in the low half), so every change sees and keeps
 //! `balance <= held` in one compare-and-swap. Refunds that do not fit under `held` wait in
-//! `pending` for the next report. [`LocalBucket`] is the fallback quota used while the store
-//! fails: a plain bucket, as rebound's `RetryQuota`.
+//! `pending` for the next report.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -172,57 +171,6 @@ impl Ledger {
     }
 }
 
-/// A plain token bucket: the quota a process falls back to while the store fails.
-#[derive(Debug)]
-pub(crate) struct LocalBucket {
-    capacity: u32,
-    available: AtomicU32,
-}
-
-impl LocalBucket {
-    /// A full bucket of `capacity` tokens.
-    pub(crate) const fn new(capacity: u32) -> Self {
-        Self {
-            capacity,
-            available: AtomicU32::new(capacity),
-        }
-    }
-
-    /// The tokens left.
-    pub(crate) fn available(&self) -> u32 {
-        self.available.load(Ordering::Acquire)
-    }
-
-    /// Takes `cost` tokens if that many are left.
-    ///
-    /// # Errors
-    ///
-    /// The tokens left, when fewer than `cost`.
-    pub(crate) fn try_acquire(&self, cost: u32) -> Result<(), u32> {
-        self.available
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |available| {
-                available.checked_sub(cost)
-            })
-            .map(drop)
-    }
-
-    /// Gives back up to `amount`, never above the capacity; returns what was added.
-    pub(crate) fn release(&self, amount: u32) -> u32 {
-        let capacity = self.capacity;
-        if amount == 0 || self.available() >= capacity {
-            return 0;
-        }
-        match self
-            .available
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |available| {
-                (available < capacity).then(|| available.saturating_add(amount).min(capacity))
-            }) {
-            Ok(before) => before.saturating_add(amount).min(capacity) - before,
-            Err(_full) => 0,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -294,17 +242,6 @@ mod tests {
         assert_eq!(ledger.load(), (0, 0));
         assert_eq!(ledger.pending(), 0);
         assert_eq!(ledger.try_acquire(1), Err(0));
-    }
-
-    #[test]
-    fn local_bucket_is_a_plain_quota() {
-        let bucket = LocalBucket::new(14);
-        assert_eq!(bucket.try_acquire(5), Ok(()));
-        assert_eq!(bucket.try_acquire(10), Err(9));
-        assert_eq!(bucket.release(3), 3);
-        assert_eq!(bucket.release(u32::MAX), 2);
-        assert_eq!(bucket.release(1), 0);
-        assert_eq!(bucket.available(), 14);
     }
 
     /// 8 threads acquire and refund at random on one lease: the balance never exceeds held

@@ -14,7 +14,9 @@ use tokio::task::JoinHandle;
 use crate::client::{FleetQuotaClient, LeaseId, connect};
 use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
-use crate::ledger::{Ledger, LocalBucket};
+use rebound_runtime::RetryQuota;
+
+use crate::ledger::Ledger;
 
 /// Where a [`FleetQuota`]'s tokens come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,7 +49,7 @@ pub struct FleetQuotaStats {
 #[derive(Debug)]
 struct Shared {
     ledger: Ledger,
-    fallback: LocalBucket,
+    fallback: RetryQuota,
     /// `true` while [`FleetState::Local`].
     local: AtomicBool,
     low_water: u32,
@@ -106,7 +108,7 @@ impl FleetQuota {
         let config = client.config().clone();
         let shared = Arc::new(Shared {
             ledger: Ledger::new(config.capacity()),
-            fallback: LocalBucket::new(config.fallback_capacity()),
+            fallback: RetryQuota::new(config.fallback_capacity()),
             local: AtomicBool::new(false),
             low_water: config.low_water_mark(),
             capacity: config.capacity(),

@@ -3,15 +3,8 @@
 local capacity, bad = count_arg(1)
 if bad then return bad end
 if capacity == 0 then return {'BADARG', 1} end
-local wrong = wrong_type()
-if wrong then return wrong end
-local p, corrupt = load_pool()
-if corrupt then return corrupt end
-if p == nil then
-  p = create_pool(capacity)
-elseif p.capacity ~= capacity then
-  return {'MISMATCH', p.capacity}
-end
+local p, refused = open_pool(capacity)
+if refused then return refused end
 reclaim_expired(p, now_ms())
 save_pool(p)
 return {'OK', p.capacity, p.available, p.held_total}

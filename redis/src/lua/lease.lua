@@ -10,15 +10,8 @@ local want, bad_want = count_arg(3)
 if bad_want then return bad_want end
 local ttl, bad_ttl = count_arg(4)
 if bad_ttl then return bad_ttl end
-local wrong = wrong_type()
-if wrong then return wrong end
-local p, corrupt = load_pool()
-if corrupt then return corrupt end
-if p == nil then
-  p = create_pool(capacity)
-elseif p.capacity ~= capacity then
-  return {'MISMATCH', p.capacity}
-end
+local p, refused = open_pool(capacity)
+if refused then return refused end
 local now = now_ms()
 reclaim_expired(p, now)
 lease_alive(p, id, now)

@@ -120,4 +120,37 @@ local function lease_alive(p, id, now)
   return true
 end
 
+-- The pool, created full with `capacity` when it does not exist; or nil and the reply that
+-- ends the script (a key of another type, a corrupt pool, another capacity).
+local function open_pool(capacity)
+  local wrong = wrong_type()
+  if wrong then return nil, wrong end
+  local p, corrupt = load_pool()
+  if corrupt then return nil, corrupt end
+  if p == nil then
+    return create_pool(capacity), nil
+  end
+  if p.capacity ~= capacity then
+    return nil, {'MISMATCH', p.capacity}
+  end
+  return p, nil
+end
+
+-- The pool, the time and the tokens of the live lease `id`, after lapsed leases are reclaimed;
+-- or nil and the reply that ends the script (LOST when the lease or the pool is gone).
+local function open_lease(id)
+  local wrong = wrong_type()
+  if wrong then return nil, wrong end
+  local p, corrupt = load_pool()
+  if corrupt then return nil, corrupt end
+  if p == nil then return nil, {'LOST'} end
+  local now = now_ms()
+  reclaim_expired(p, now)
+  if not lease_alive(p, id, now) then
+    save_pool(p)
+    return nil, {'LOST'}
+  end
+  return p, nil, now, count(redis.call('HGET', held, id)) or 0
+end
+
 -- The body of the script follows.

@@ -10,18 +10,8 @@ local refunds, bad_refunds = count_arg(3)
 if bad_refunds then return bad_refunds end
 local ttl, bad_ttl = count_arg(4)
 if bad_ttl then return bad_ttl end
-local wrong = wrong_type()
-if wrong then return wrong end
-local p, corrupt = load_pool()
-if corrupt then return corrupt end
-if p == nil then return {'LOST'} end
-local now = now_ms()
-reclaim_expired(p, now)
-if not lease_alive(p, id, now) then
-  save_pool(p)
-  return {'LOST'}
-end
-local tokens = count(redis.call('HGET', held, id)) or 0
+local p, refused, now, tokens = open_lease(id)
+if refused then return refused end
 local kept = math.min(keep, tokens)
 p.held_total = math.max(p.held_total - tokens + kept, 0)
 p.available = math.max(math.min(p.available + refunds, p.capacity - p.held_total), 0)
