@@ -94,6 +94,7 @@
 //! | `tower` | no | `rebound::tower`: `RetryLayer` / `RetryService`, retrying any tower `Service` with any strategy |
 //! | `reqwest` | no | `rebound::reqwest`: `send_with_retry` for a `reqwest::RequestBuilder`, and `reqwest::Error` classified; with `tower`, `RetryLayer::for_reqwest`; implies `http` and `tokio` |
 //! | `tracing` | no | one `tracing` event per retry and per give-up, target `"rebound"` (fields: see [`RetryListener`]) |
+//! | `redis` | no | [`redis`]: a retry quota shared by a fleet of processes through Redis or Valkey (`rebound-redis`) |
 #![forbid(unsafe_code)]
 // docs.rs builds with every feature and labels each gated item with it.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -396,6 +397,12 @@ pub use rebound_runtime::*;
 /// ```
 #[cfg(feature = "derive")]
 pub use rebound_macros::RetryInfo;
+
+/// A retry quota shared by a fleet of processes through Redis or Valkey (`rebound-redis`):
+/// [`FleetQuota::retry_quota`](rebound_redis::FleetQuota::retry_quota) is the
+/// [`RetryQuota`] the strategies draw from.
+#[cfg(feature = "redis")]
+pub use rebound_redis as redis;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -14,24 +14,29 @@
 //! keeps at most one lease's tokens from the fleet, and only for one TTL. `docs/fleet.md` in
 //! the repository describes the protocol, its invariant and its failure modes.
 //!
-//! [`FleetQuota`] is the quota a request path draws from: [`try_acquire`](FleetQuota::try_acquire)
-//! and [`release`](FleetQuota::release) are a few atomic operations on the lease's local
-//! balance, a background task keeps the lease topped up, and while the store fails the quota
-//! draws from a local bucket of [`fallback_capacity`](FleetQuotaConfig::fallback_capacity)
-//! tokens. [`FleetQuotaClient`] is the protocol's client, for callers that count the tokens
-//! themselves. rebound's strategies do not draw from the fleet quota yet.
+//! [`FleetQuota`] is one process's share: [`retry_quota`](FleetQuota::retry_quota) is the
+//! runtime's `RetryQuota` backed by it, for `StandardRetryStrategy` or `AdaptiveRetryStrategy`
+//! (the same strategies, with the same costs and refunds). A retry or a refund is a few atomic
+//! operations on the lease's local balance; a background task keeps the lease topped up, and
+//! while the store fails the quota draws from a local bucket of
+//! [`fallback_capacity`](FleetQuotaConfig::fallback_capacity) tokens. [`FleetQuotaClient`] is
+//! the protocol's client, for callers that count the tokens themselves.
 //!
 //! ```no_run
+//! use std::sync::Arc;
 //! use rebound_redis::{FleetQuota, FleetQuotaConfig};
+//! use rebound_runtime::{Retry, StandardRetryStrategy};
 //!
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 //! let config = FleetQuotaConfig::builder("checkout-api").build()?;
-//! let quota = FleetQuota::connect("redis://127.0.0.1:6379/", config).await?;
-//! if quota.try_acquire(5).is_ok() {
-//!     // retry; on its success:
-//!     quota.release(5);
-//! }
-//! quota.close().await;
+//! let fleet = FleetQuota::connect("redis://127.0.0.1:6379/", config).await?;
+//! let strategy = StandardRetryStrategy::builder()
+//!     .quota(Arc::clone(fleet.retry_quota()))
+//!     .build();
+//! let answer = Retry::new(&strategy)
+//!     .run_async(|_attempt| async { Ok::<_, std::io::Error>(42) })
+//!     .await?;
+//! fleet.close().await;
 //! # Ok(())
 //! # }
 //! ```
@@ -78,7 +83,7 @@ pub use config::{
     MAX_LEASE_TTL,
 };
 pub use error::FleetError;
-pub use quota::{FleetQuota, FleetQuotaStats, FleetState};
+pub use quota::{FleetListener, FleetQuota, FleetQuotaStats, FleetState, FleetStateChange};
 pub use reply::{LeaseGrant, PoolState, Released, ReplyError, ReportAck};
 
 /// The README's example, compiled as a doctest.

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use crate::client::{FleetQuotaClient, LeaseId, connect};
 use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
-use rebound_runtime::RetryQuota;
+use rebound_runtime::{QuotaStore, RetryQuota};
 
 use crate::ledger::Ledger;
 
@@ -45,6 +45,36 @@ pub struct FleetQuotaStats {
     pub fallback_available: u32,
 }
 
+/// A [`FleetQuota`] changed [state](FleetState): it fell back to local limits, or rejoined.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct FleetStateChange<'a> {
+    /// The fleet's name.
+    pub fleet: &'a str,
+    /// The state now.
+    pub state: FleetState,
+    /// The store's error, when it made the quota fall back.
+    pub error: Option<&'a FleetError>,
+}
+
+/// Hears when a [`FleetQuota`] falls back to local limits and when it rejoins
+/// ([`FleetQuota::start_with_listener`]), for metrics and alerts. The same moments are
+/// `tracing` events (target `rebound`: `WARN` on fallback, `INFO` on rejoin).
+///
+/// Called from the background task; keep it short.
+pub trait FleetListener: Send + Sync + 'static {
+    /// The quota changed state.
+    fn on_state_change(&self, change: &FleetStateChange<'_>);
+}
+
+/// The listener of [`FleetQuota::start`]: hears nothing.
+#[derive(Debug)]
+struct Deaf;
+
+impl FleetListener for Deaf {
+    fn on_state_change(&self, _: &FleetStateChange<'_>) {}
+}
+
 /// State shared by the request path and the refresher.
 #[derive(Debug)]
 struct Shared {
@@ -70,6 +100,39 @@ impl Shared {
     }
 }
 
+/// The request path: local atomics only.
+impl QuotaStore for Shared {
+    fn try_acquire(&self, cost: u32) -> Result<(), u32> {
+        if self.local.load(Ordering::Acquire) {
+            return self.fallback.try_acquire(cost);
+        }
+        let acquired = self.ledger.try_acquire(cost)?;
+        if acquired.after < self.low_water && acquired.before >= self.low_water {
+            self.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    fn release(&self, amount: u32) -> u32 {
+        if self.local.load(Ordering::Acquire) {
+            return self.fallback.release(amount);
+        }
+        let refunded = self.ledger.release(amount);
+        refunded.restored + refunded.pending
+    }
+
+    fn available(&self) -> u32 {
+        match self.state() {
+            FleetState::Joined => self.ledger.load().1,
+            FleetState::Local => self.fallback.available(),
+        }
+    }
+
+    fn capacity(&self) -> u32 {
+        self.capacity
+    }
+}
+
 /// One process's share of a fleet-wide retry quota: the quota a retry strategy draws from.
 ///
 /// The request path never waits for the store. [`try_acquire`](Self::try_acquire) takes tokens
@@ -92,6 +155,7 @@ impl Shared {
 #[derive(Debug)]
 pub struct FleetQuota {
     shared: Arc<Shared>,
+    retry_quota: Arc<RetryQuota>,
     config: FleetQuotaConfig,
     lease_id: LeaseId,
     task: Option<JoinHandle<()>>,
@@ -105,6 +169,15 @@ impl FleetQuota {
     /// [strict start](crate::FleetQuotaConfigBuilder::strict_start) with [`connect`] to fail
     /// the start instead. Must be called within a tokio runtime.
     pub async fn start(client: FleetQuotaClient) -> Self {
+        Self::start_with_listener(client, Arc::new(Deaf)).await
+    }
+
+    /// [`start`](Self::start)s, and tells `listener` when the quota falls back to local limits
+    /// and when it rejoins.
+    pub async fn start_with_listener(
+        client: FleetQuotaClient,
+        listener: Arc<dyn FleetListener>,
+    ) -> Self {
         let config = client.config().clone();
         let shared = Arc::new(Shared {
             ledger: Ledger::new(config.capacity()),
@@ -121,11 +194,15 @@ impl FleetQuota {
             client,
             has_lease: false,
             backoff: Duration::ZERO,
+            listener,
         };
         let wait = refresher.step().await;
         let lease_id = refresher.lease_id;
         let task = tokio::spawn(refresher.run(wait));
         Self {
+            retry_quota: Arc::new(RetryQuota::with_store(
+                Arc::clone(&shared) as Arc<dyn QuotaStore>
+            )),
             shared,
             config,
             lease_id,
@@ -151,15 +228,7 @@ impl FleetQuota {
     ///
     /// The tokens left, when fewer than `cost`; then nothing is taken.
     pub fn try_acquire(&self, cost: u32) -> Result<(), u32> {
-        let shared = &*self.shared;
-        if shared.local.load(Ordering::Acquire) {
-            return shared.fallback.try_acquire(cost);
-        }
-        let acquired = shared.ledger.try_acquire(cost)?;
-        if acquired.after < shared.low_water && acquired.before >= shared.low_water {
-            shared.wake.notify_one();
-        }
-        Ok(())
+        self.shared.try_acquire(cost)
     }
 
     /// Gives back a success's refund of `amount` tokens; returns how many were taken.
@@ -170,23 +239,25 @@ impl FleetQuota {
     /// [`Local`](FleetState::Local), it refills the fallback bucket up to its capacity. Never
     /// waits for the store.
     pub fn release(&self, amount: u32) -> u32 {
-        let shared = &*self.shared;
-        if shared.local.load(Ordering::Acquire) {
-            return shared.fallback.release(amount);
-        }
-        let refunded = shared.ledger.release(amount);
-        refunded.restored + refunded.pending
+        self.shared.release(amount)
     }
 
     /// The tokens that can be taken now: the lease's balance, or the fallback bucket's tokens.
     /// Other threads and the refresher may change it at any moment.
     #[must_use]
     pub fn available(&self) -> u32 {
-        let shared = &*self.shared;
-        match shared.state() {
-            FleetState::Joined => shared.ledger.load().1,
-            FleetState::Local => shared.fallback.available(),
-        }
+        self.shared.available()
+    }
+
+    /// The [`RetryQuota`] the strategies draw from: this fleet quota, behind the runtime's
+    /// [`QuotaStore`] interface. Every call returns the same quota, so strategies built with
+    /// it accept each other's tokens.
+    ///
+    /// It outlives the `FleetQuota` if the strategies do: once the quota is
+    /// [closed](Self::close) or dropped, it draws from the local fallback bucket.
+    #[must_use]
+    pub const fn retry_quota(&self) -> &Arc<RetryQuota> {
+        &self.retry_quota
     }
 
     /// The fleet's capacity. [`available`](Self::available) never exceeds it.
@@ -258,6 +329,7 @@ struct Refresher {
     has_lease: bool,
     /// The wait before the next attempt while the store fails.
     backoff: Duration,
+    listener: Arc<dyn FleetListener>,
 }
 
 impl Refresher {
@@ -290,6 +362,7 @@ impl Refresher {
                     fleet = self.client.config().fleet(),
                     "fleet quota rejoined: the store answers again"
                 );
+                self.tell(FleetState::Joined, None);
                 period
             }
             (Err(err), FleetState::Joined) => {
@@ -301,6 +374,7 @@ impl Refresher {
                     fallback_capacity = self.client.config().fallback_capacity(),
                     "fleet quota store failed: falling back to local limits"
                 );
+                self.tell(FleetState::Local, Some(&err));
                 self.backoff = (period / 8).max(Duration::from_millis(1));
                 self.backoff
             }
@@ -315,6 +389,14 @@ impl Refresher {
                 self.backoff
             }
         }
+    }
+
+    fn tell(&self, state: FleetState, error: Option<&FleetError>) {
+        self.listener.on_state_change(&FleetStateChange {
+            fleet: self.client.config().fleet(),
+            state,
+            error,
+        });
     }
 
     /// Reports the balance and the pending refunds, then leases what the balance lacks of a
@@ -355,8 +437,12 @@ impl Refresher {
         Ok(())
     }
 
-    /// Reports the last refunds and gives the lease back; errors are ignored.
+    /// Switches the request path to the fallback bucket, reports the last refunds and gives the
+    /// lease back; errors are ignored.
     async fn shutdown(self) {
+        // Requests still drawing from the `RetryQuota` go to the fallback from here on, and the
+        // balance reported below stays what it is.
+        self.shared.local.store(true, Ordering::Release);
         if !self.has_lease {
             return;
         }

@@ -8,7 +8,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetQuotaConfigBuilder, FleetState};
+use rebound_redis::{
+    FleetListener, FleetQuota, FleetQuotaConfig, FleetQuotaConfigBuilder, FleetState,
+    FleetStateChange,
+};
 use support::{RedisServer, client, poll};
 
 /// Short leases for the tests: TTL 1 s, refreshed every 100 ms, calls within 200 ms.
@@ -182,10 +185,15 @@ async fn a_dead_store_falls_back_to_local_limits_and_rejoins() {
         return;
     };
     let fleet = "crash";
-    let tune = |b: FleetQuotaConfigBuilder| b.capacity(100).fallback_capacity(20);
+    let tune = |b: FleetQuotaConfigBuilder| short(b.capacity(100).fallback_capacity(20));
+    let changes = Arc::new(Changes::default());
     let quotas = [
         quota(&server, fleet, tune).await,
-        quota(&server, fleet, tune).await,
+        FleetQuota::start_with_listener(
+            client(&server, fleet, tune).await,
+            Arc::clone(&changes) as Arc<dyn FleetListener>,
+        )
+        .await,
     ];
     let mut spent = 0;
     for quota in &quotas {
@@ -236,6 +244,14 @@ async fn a_dead_store_falls_back_to_local_limits_and_rejoins() {
         assert_eq!(u64::from(quota.stats().held), 25);
     }
     assert!(spent <= 100 + 2 * 20, "{spent}");
+    let changes = changes.0.lock().unwrap().clone();
+    assert_eq!(
+        changes,
+        [
+            (FleetState::Local, true, "crash".to_owned()),
+            (FleetState::Joined, false, "crash".to_owned())
+        ]
+    );
     for quota in quotas {
         quota.close().await;
     }
@@ -366,6 +382,20 @@ async fn dropping_the_quota_gives_the_lease_back() {
     .unwrap_or_else(|| panic!("{:?}", server.snapshot(fleet)));
     released.assert_invariant("after drop");
     assert_eq!(released.available, Some(95), "the 5 spent are consumed");
+}
+
+/// A listener that keeps every change: the state, whether it came with an error, the fleet.
+#[derive(Default)]
+struct Changes(std::sync::Mutex<Vec<(FleetState, bool, String)>>);
+
+impl FleetListener for Changes {
+    fn on_state_change(&self, change: &FleetStateChange<'_>) {
+        self.0.lock().unwrap().push((
+            change.state,
+            change.error.is_some(),
+            change.fleet.to_owned(),
+        ));
+    }
 }
 
 /// The events a [`Recorder`] saw: level, target, and the fields as `name=value`.

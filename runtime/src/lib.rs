@@ -38,7 +38,7 @@
 //! | [`AdaptiveRetryStrategy`] | the AWS adaptive retry mode: standard mode plus a client-side rate limiter ([`rate_limiter`]) |
 //! | [`legacy::LegacyRetryStrategy`] | the older SDKs' policies as presets: botocore legacy mode, AWS SDK for Java 1.x, AWS SDK for JavaScript 2.x |
 //! | [`NeverRetryStrategy`] | one attempt, never a retry |
-//! | [`RetryQuota`], [`Partitions`] | the lock-free retry quota; one piece of shared state per endpoint or resource |
+//! | [`RetryQuota`], [`Partitions`], [`QuotaStore`] | the lock-free retry quota; one piece of shared state per endpoint or resource; a quota kept elsewhere (a fleet's, in Redis) |
 //! | [`waiter::Waiter`] | polls an operation until it is ready, with jittered growing delays, a poll limit and a budget |
 //! | [`config::RetryConfig`] | `retry_mode`, `max_attempts` and `AWS_NEW_RETRIES_2026` from code, the environment and the shared config file |
 //!
@@ -87,6 +87,7 @@ pub mod legacy;
 mod never;
 mod partition;
 mod quota;
+mod quota_store;
 pub mod rate_limiter;
 mod refusal;
 #[cfg(feature = "reqwest")]
@@ -105,6 +106,7 @@ pub use executor::{GiveUpEvent, Retry, RetryError, RetryEvent, RetryListener, St
 pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
 pub use quota::RetryQuota;
+pub use quota_store::QuotaStore;
 pub use refusal::TokenAcquisitionFailed;
 pub use standard::{
     AwsServiceDefaults, RetryBehavior, StandardRetryStrategy, StandardRetryStrategyBuilder,

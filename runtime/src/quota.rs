@@ -12,6 +12,9 @@
 //! is lock-free: an atomic counter. Refunding to a full bucket, what every
 //! successful call does while all is well, is a single atomic load.
 //!
+//! A quota can also keep its tokens elsewhere, in a [`QuotaStore`] (one
+//! quota for a whole fleet of processes, say): [`RetryQuota::with_store`].
+//!
 //! Under `--cfg loom` the counter is loom's, and a loom model checks every
 //! interleaving of concurrent acquisitions and refunds:
 //! `RUSTFLAGS="--cfg loom" cargo test -p rebound-runtime --lib quota`.
@@ -21,6 +24,9 @@ use loom::sync::atomic::{AtomicU32, Ordering};
 #[cfg(not(loom))]
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use std::sync::Arc;
+
+use crate::quota_store::QuotaStore;
 use crate::token::TokenIssuer;
 
 /// A retry quota (AWS SDKs' "retry quota", botocore's `RetryQuota`): a bucket
@@ -29,6 +35,10 @@ use crate::token::TokenIssuer;
 /// [`try_acquire`](Self::try_acquire) takes tokens only if enough are left;
 /// [`release`](Self::release) gives tokens back, never above the capacity.
 /// Share it with `Arc<RetryQuota>`; it is `Send + Sync` and lock-free.
+///
+/// [`new`](Self::new) counts the tokens in one local atomic;
+/// [`with_store`](Self::with_store) leaves them to a [`QuotaStore`], and the
+/// strategies drawing from the quota work the same either way.
 ///
 /// # Examples
 ///
@@ -44,11 +54,20 @@ use crate::token::TokenIssuer;
 #[derive(Debug)]
 pub struct RetryQuota {
     capacity: u32,
-    available: AtomicU32,
+    tokens: Tokens,
     /// Makes the tokens of the strategies drawing from this quota: a token
     /// accounts for what was taken from one quota, so strategies sharing the
     /// quota accept each other's tokens and no other strategy does.
     issuer: TokenIssuer,
+}
+
+/// Where a [`RetryQuota`]'s tokens are counted.
+#[derive(Debug)]
+enum Tokens {
+    /// In this process, in one atomic.
+    Local(AtomicU32),
+    /// In a store.
+    Store(Arc<dyn QuotaStore>),
 }
 
 impl RetryQuota {
@@ -60,7 +79,21 @@ impl RetryQuota {
     pub fn new(capacity: u32) -> Self {
         Self {
             capacity,
-            available: AtomicU32::new(capacity),
+            tokens: Tokens::Local(AtomicU32::new(capacity)),
+            issuer: TokenIssuer::new(),
+        }
+    }
+
+    /// A quota whose tokens `store` keeps, of the store's capacity.
+    ///
+    /// Tokens account to the quota, not to the store: strategies drawing
+    /// from one `Arc<RetryQuota>` accept each other's tokens; two quotas on
+    /// one store do not.
+    #[must_use]
+    pub fn with_store(store: Arc<dyn QuotaStore>) -> Self {
+        Self {
+            capacity: store.capacity(),
+            tokens: Tokens::Store(store),
             issuer: TokenIssuer::new(),
         }
     }
@@ -80,7 +113,10 @@ impl RetryQuota {
     /// it for reporting, not to decide whether to acquire.
     #[must_use]
     pub fn available(&self) -> u32 {
-        self.available.load(Ordering::Acquire)
+        match &self.tokens {
+            Tokens::Local(available) => available.load(Ordering::Acquire),
+            Tokens::Store(store) => store.available(),
+        }
     }
 
     /// Takes `cost` tokens if at least that many are left.
@@ -89,7 +125,11 @@ impl RetryQuota {
     ///
     /// The tokens left, when fewer than `cost`; then nothing is taken.
     pub fn try_acquire(&self, cost: u32) -> Result<(), u32> {
-        self.available
+        let available = match &self.tokens {
+            Tokens::Local(available) => available,
+            Tokens::Store(store) => return store.try_acquire(cost),
+        };
+        available
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |available| {
                 available.checked_sub(cost)
             })
@@ -99,21 +139,42 @@ impl RetryQuota {
     /// Gives back up to `amount` tokens, never filling the bucket above its
     /// capacity. Returns how many were actually added.
     ///
-    /// On a full bucket this is one atomic load: no lock, no write, no
+    /// On a full local bucket this is one atomic load: no lock, no write, no
     /// allocation.
     pub fn release(&self, amount: u32) -> u32 {
+        let available = match &self.tokens {
+            Tokens::Local(available) => available,
+            Tokens::Store(store) => return store.release(amount),
+        };
         let capacity = self.capacity;
-        if amount == 0 || self.available.load(Ordering::Acquire) >= capacity {
+        if amount == 0 || available.load(Ordering::Acquire) >= capacity {
             return 0;
         }
-        match self
-            .available
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |available| {
-                (available < capacity).then(|| available.saturating_add(amount).min(capacity))
-            }) {
+        match available.fetch_update(Ordering::AcqRel, Ordering::Acquire, |available| {
+            (available < capacity).then(|| available.saturating_add(amount).min(capacity))
+        }) {
             Ok(before) => before.saturating_add(amount).min(capacity) - before,
             Err(_) => 0,
         }
+    }
+}
+
+/// A quota is a store too: wrap one to count or log what passes through it.
+impl QuotaStore for RetryQuota {
+    fn try_acquire(&self, cost: u32) -> Result<(), u32> {
+        Self::try_acquire(self, cost)
+    }
+
+    fn release(&self, amount: u32) -> u32 {
+        Self::release(self, amount)
+    }
+
+    fn available(&self) -> u32 {
+        Self::available(self)
+    }
+
+    fn capacity(&self) -> u32 {
+        Self::capacity(self)
     }
 }
 
@@ -149,6 +210,19 @@ mod tests {
         assert_eq!(quota.try_acquire(0), Ok(()));
         assert_eq!(quota.try_acquire(1), Err(0));
         assert_eq!(quota.release(1), 0);
+    }
+
+    #[test]
+    fn a_quota_with_a_store_asks_the_store() {
+        let store = Arc::new(RetryQuota::new(12));
+        let quota = RetryQuota::with_store(store.clone());
+        assert_eq!(quota.capacity(), 12);
+        assert_eq!(quota.try_acquire(10), Ok(()));
+        assert_eq!(store.available(), 2);
+        assert_eq!(quota.try_acquire(10), Err(2));
+        assert_eq!(quota.release(4), 4);
+        assert_eq!(quota.available(), 6);
+        assert_eq!(store.available(), 6);
     }
 }
 
