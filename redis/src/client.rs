@@ -10,7 +10,7 @@ use redis::{AsyncConnectionConfig, RedisResult, Value};
 use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
 use crate::keys::FleetKeys;
-use crate::reply::{self, LeaseGrant, PoolState, Released, ReportAck};
+use crate::reply::{self, FleetRateState, LeaseGrant, PoolState, Released, ReportAck};
 use crate::scripts::{LuaScript, SCRIPTS};
 
 /// The name a lease goes by in the store: a random `u64` per process, written as 16 hex digits.
@@ -169,10 +169,47 @@ impl FleetQuotaClient {
         reply::release(&value, self.config().capacity(), keep)
     }
 
-    /// Runs `script` under the call timeout.
+    /// Tells the fleet's rate limiter this process's measured rate (`rate_milli`, in
+    /// milli-requests per second) and the throttles it saw since its last call, and reads the
+    /// fleet's state: whether and when its rate was cut, from what, and what its members
+    /// measure together. Keeps this process a member for a lease TTL. Throttles reported less
+    /// than `window` after the last cut count as the same event: they do not cut again.
+    ///
+    /// # Errors
+    ///
+    /// The errors every call may return (see [`init`](Self::init)).
+    pub async fn limiter(
+        &self,
+        rate_milli: u32,
+        throttles: u32,
+        window: std::time::Duration,
+    ) -> Result<FleetRateState, FleetError> {
+        let config = self.config();
+        let args = vec![
+            self.lease_id.to_string(),
+            rate_milli.to_string(),
+            throttles.to_string(),
+            config.lease_ttl_ms().to_string(),
+            window.as_millis().min(u128::from(u32::MAX)).to_string(),
+        ];
+        let value = self
+            .call_with(&SCRIPTS.limiter, &self.shared.keys.limiter, args)
+            .await?;
+        reply::limiter(&value, config.capacity(), rate_milli)
+    }
+
+    /// Runs the quota's `script` under the call timeout.
     async fn call(&self, script: &LuaScript, args: Vec<String>) -> Result<Value, FleetError> {
+        self.call_with(script, &self.shared.keys.quota, args).await
+    }
+
+    async fn call_with(
+        &self,
+        script: &LuaScript,
+        keys: &[String; 3],
+        args: Vec<String>,
+    ) -> Result<Value, FleetError> {
         let mut conn = self.conn.clone();
-        let keys = &self.shared.keys;
         let timeout = self.config().call_timeout();
         with_timeout(timeout, script.run(&mut conn, keys, &args)).await
     }

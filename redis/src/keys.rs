@@ -1,27 +1,29 @@
 //! The fleet's keys in the store.
 //!
-//! All three carry the fleet name as a hash tag (`{<fleet>}`), so that a Redis or Valkey
+//! All of them carry the fleet name as a hash tag (`{<fleet>}`), so that a Redis or Valkey
 //! cluster puts them in one slot and a script may touch all of them.
 
-/// The keys of one fleet.
+/// The keys of one fleet, in the order its scripts take them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FleetKeys {
-    /// A hash: `capacity`, `available`, `held_total`.
-    pub(crate) pool: String,
-    /// A sorted set: lease id → expiry (milliseconds of the store's clock).
-    pub(crate) leases: String,
-    /// A hash: lease id → tokens held.
-    pub(crate) held: String,
+    /// The quota's: the pool (a hash: `capacity`, `available`, `held_total`), the leases (a
+    /// sorted set: lease id → expiry in milliseconds of the store's clock) and the tokens each
+    /// lease holds (a hash: lease id → tokens).
+    pub(crate) quota: [String; 3],
+    /// The rate limiter's: its state (a hash: `cuts`, `w_max`, `cut_ms`, `sum`), its members
+    /// (a sorted set: member id → expiry) and their rates (a hash: member id → measured rate in
+    /// milli-requests per second).
+    pub(crate) limiter: [String; 3],
 }
 
 impl FleetKeys {
     /// The keys of `fleet`, a name [`FleetQuotaConfig`](crate::FleetQuotaConfig) validated
     /// (no braces, which would move the hash tag).
     pub(crate) fn new(fleet: &str) -> Self {
+        let key = |name: &str| format!("rebound:{{{fleet}}}:{name}");
         Self {
-            pool: format!("rebound:{{{fleet}}}:pool"),
-            leases: format!("rebound:{{{fleet}}}:leases"),
-            held: format!("rebound:{{{fleet}}}:held"),
+            quota: [key("pool"), key("leases"), key("held")],
+            limiter: [key("limiter"), key("members"), key("rates")],
         }
     }
 }
@@ -33,8 +35,21 @@ mod tests {
     #[test]
     fn keys_share_one_hash_tag() {
         let keys = FleetKeys::new("checkout");
-        assert_eq!(keys.pool, "rebound:{checkout}:pool");
-        assert_eq!(keys.leases, "rebound:{checkout}:leases");
-        assert_eq!(keys.held, "rebound:{checkout}:held");
+        assert_eq!(
+            keys.quota,
+            [
+                "rebound:{checkout}:pool",
+                "rebound:{checkout}:leases",
+                "rebound:{checkout}:held"
+            ]
+        );
+        assert_eq!(
+            keys.limiter,
+            [
+                "rebound:{checkout}:limiter",
+                "rebound:{checkout}:members",
+                "rebound:{checkout}:rates"
+            ]
+        );
     }
 }

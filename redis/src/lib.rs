@@ -84,7 +84,7 @@ pub use config::{
 };
 pub use error::FleetError;
 pub use quota::{FleetListener, FleetQuota, FleetQuotaStats, FleetState, FleetStateChange};
-pub use reply::{LeaseGrant, PoolState, Released, ReplyError, ReportAck};
+pub use reply::{FleetRateState, LeaseGrant, PoolState, Released, ReplyError, ReportAck};
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

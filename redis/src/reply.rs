@@ -51,6 +51,21 @@ pub struct Released {
     pub available: u32,
 }
 
+/// The fleet rate limiter's state, as [`limiter`](crate::FleetQuotaClient::limiter) reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FleetRateState {
+    /// How many times the fleet's rate was cut; 0 until the fleet's first throttle.
+    pub cuts: u32,
+    /// The fleet's measured rate when it was last cut, in milli-requests per second.
+    pub w_max_milli: u32,
+    /// Milliseconds since the last cut (0 before the first).
+    pub since_cut_ms: u32,
+    /// The rates the fleet's members measure, added up, in milli-requests per second.
+    pub sum_milli: u32,
+    /// The processes that called within a lease TTL, this one included.
+    pub members: u32,
+}
+
 /// A reply of a shape the protocol does not have.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[non_exhaustive]
@@ -316,6 +331,41 @@ pub(crate) fn lease(value: &Value, configured: u32, want: u32) -> Result<LeaseGr
         granted,
         held,
         available,
+    })
+}
+
+/// `limiter`'s reply: `OK cuts w_max since_cut sum members`.
+pub(crate) fn limiter(
+    value: &Value,
+    configured: u32,
+    rate_milli: u32,
+) -> Result<FleetRateState, FleetError> {
+    let status = status(value, 5)?;
+    match status {
+        Status::Lost => return Err(unexpected("LOST")),
+        Status::Mismatch(_) => return Err(unexpected("MISMATCH")),
+        _ => {}
+    }
+    let [cuts, w_max_milli, since_cut_ms, sum_milli, members] = ok_counts(status, configured)?;
+    if members == 0 {
+        return Err(inconsistent("no members, this one included".to_owned()));
+    }
+    if sum_milli < rate_milli {
+        return Err(inconsistent(format!(
+            "the members' rates add up to {sum_milli}, less than this one's {rate_milli}"
+        )));
+    }
+    if cuts == 0 && (w_max_milli != 0 || since_cut_ms != 0) {
+        return Err(inconsistent(format!(
+            "no cut, yet a cut rate of {w_max_milli} {since_cut_ms} ms ago"
+        )));
+    }
+    Ok(FleetRateState {
+        cuts,
+        w_max_milli,
+        since_cut_ms,
+        sum_milli,
+        members,
     })
 }
 

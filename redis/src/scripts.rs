@@ -10,8 +10,6 @@ use std::sync::LazyLock;
 use redis::aio::ConnectionManager;
 use redis::{ErrorKind, RedisResult, ServerErrorKind, Value};
 
-use crate::keys::FleetKeys;
-
 const PRELUDE: &str = include_str!("lua/prelude.lua");
 
 /// One script: its source and the SHA1 the store knows it by.
@@ -22,8 +20,12 @@ pub(crate) struct LuaScript {
 }
 
 impl LuaScript {
+    /// A quota script: the prelude, then `body`.
     fn new(body: &str) -> Self {
-        let source = format!("{PRELUDE}\n{body}");
+        Self::standalone(format!("{PRELUDE}\n{body}"))
+    }
+
+    fn standalone(source: String) -> Self {
         let sha1 = redis::Script::new(&source).get_hash().to_owned();
         Self { source, sha1 }
     }
@@ -32,7 +34,7 @@ impl LuaScript {
     pub(crate) async fn run(
         &self,
         conn: &mut ConnectionManager,
-        keys: &FleetKeys,
+        keys: &[String; 3],
         args: &[String],
     ) -> RedisResult<Value> {
         let mut evalsha = redis::cmd("EVALSHA");
@@ -55,21 +57,18 @@ impl LuaScript {
     }
 }
 
-fn push_keys_and_args(cmd: &mut redis::Cmd, keys: &FleetKeys, args: &[String]) {
-    cmd.arg(3)
-        .arg(&keys.pool)
-        .arg(&keys.leases)
-        .arg(&keys.held)
-        .arg(args);
+fn push_keys_and_args(cmd: &mut redis::Cmd, keys: &[String; 3], args: &[String]) {
+    cmd.arg(keys.len()).arg(keys).arg(args);
 }
 
-/// The four calls of the protocol.
+/// The calls of the protocol: four for the quota, one for the rate limiter.
 #[derive(Debug)]
 pub(crate) struct Scripts {
     pub(crate) init: LuaScript,
     pub(crate) lease: LuaScript,
     pub(crate) report: LuaScript,
     pub(crate) release: LuaScript,
+    pub(crate) limiter: LuaScript,
 }
 
 /// The scripts, assembled once per process (they never change).
@@ -78,6 +77,7 @@ pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     lease: LuaScript::new(include_str!("lua/lease.lua")),
     report: LuaScript::new(include_str!("lua/report.lua")),
     release: LuaScript::new(include_str!("lua/release.lua")),
+    limiter: LuaScript::standalone(include_str!("lua/limiter.lua").to_owned()),
 });
 
 #[cfg(test)]
@@ -91,9 +91,10 @@ mod tests {
             &SCRIPTS.lease,
             &SCRIPTS.report,
             &SCRIPTS.release,
+            &SCRIPTS.limiter,
         ];
         for (i, a) in all.iter().enumerate() {
-            assert!(a.source.starts_with(PRELUDE));
+            assert_eq!(a.source.starts_with(PRELUDE), i < 4);
             assert_eq!(a.sha1().len(), 40);
             for b in &all[i + 1..] {
                 assert_ne!(a.sha1(), b.sha1());

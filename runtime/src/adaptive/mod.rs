@@ -8,7 +8,7 @@ use std::time::Duration;
 use std::time::Instant;
 
 use crate::partition::Partitions;
-use crate::rate_limiter::{ClientRateLimiter, CubicShape, WaitPolicy};
+use crate::rate_limiter::{ClientRateLimiter, CubicShape, RateControl, RateReading, WaitPolicy};
 use crate::refusal::TokenAcquisitionFailed;
 use crate::standard::StandardRetryStrategy;
 use crate::strategy::{RetryKind, RetryStrategy, SendPermit};
@@ -633,6 +633,24 @@ fn whole_nanos_above(secs: f64) -> Duration {
         Duration::from_nanos(nanos as u64)
     } else {
         Duration::from_nanos(1)
+    }
+}
+
+/// A fleet coordinator's view of this strategy's rate limiter, on the
+/// strategy's clock.
+impl<C: Clock + Send + Sync> RateControl for AdaptiveRetryStrategy<C> {
+    fn reading(&self) -> RateReading {
+        let state = self.limiter.snapshot();
+        RateReading {
+            measured_rate: state.measured_rate,
+            throttles: state.throttles,
+            send_rate: state.enabled.then_some(state.fill_rate),
+            ceiling: state.ceiling.is_finite().then_some(state.ceiling),
+        }
+    }
+
+    fn set_ceiling(&self, ceiling: Option<f64>) {
+        self.limiter.set_ceiling(self.now(), ceiling);
     }
 }
 

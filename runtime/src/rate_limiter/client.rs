@@ -436,6 +436,21 @@ impl ClientRateLimiter {
         }
     }
 
+    /// Holds sends at or below `ceiling` per second from `now` on, on top of
+    /// CUBIC; `None` lifts the ceiling. A ceiling turns the limiter on (see
+    /// [`RateLimiterState::set_ceiling`]). Users set it through
+    /// [`RateControl`](super::RateControl).
+    #[doc(hidden)]
+    pub fn set_ceiling(&self, now: f64, ceiling: Option<f64>) {
+        let on = self.update(|state| {
+            state.set_ceiling(now, ceiling.unwrap_or(f64::INFINITY));
+            state.is_enabled()
+        });
+        if on {
+            self.turn_on();
+        }
+    }
+
     /// The rate, in sends per second, that sends are held to: `None` while
     /// the limiter is off (before the first throttle).
     ///

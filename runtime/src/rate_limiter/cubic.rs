@@ -173,6 +173,31 @@ fn non_negative(x: f64) -> f64 {
     x.max(0.0)
 }
 
+/// The curve as a function, here beside the calculator that computes it
+/// (`cubic_shape.rs` holds only the constants, and imports nothing).
+impl CubicShape {
+    /// The curve's rate `secs` seconds after a throttle at `w_max`
+    /// requests/s: `beta * w_max` at 0, `w_max` again after the recovery
+    /// period, growing on. What a coordinator sharing one rate between
+    /// processes computes from a fleet's throttled rate (`rebound-redis`).
+    /// Negative or non-finite inputs count as 0.
+    ///
+    /// ```
+    /// use rebound_runtime::rate_limiter::CubicShape;
+    ///
+    /// let shape = CubicShape::BOTOCORE;
+    /// assert!((shape.rate_after(1000.0, 0.0) - 700.0).abs() < 1e-9);
+    /// assert!(shape.rate_after(1000.0, 5.0) < 1000.0);
+    /// assert!(shape.rate_after(1000.0, 20.0) > 1000.0);
+    /// ```
+    #[must_use]
+    pub fn rate_after(&self, w_max: f64, secs: f64) -> f64 {
+        let secs = if secs.is_finite() { secs } else { 0.0 };
+        let w_max = if w_max.is_finite() { w_max } else { 0.0 };
+        CubicCalculator::with_shape(*self, w_max, 0.0).success_received(secs)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

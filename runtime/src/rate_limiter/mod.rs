@@ -17,8 +17,9 @@
 //! | send line | `queue.rs` | callers waiting for a send token, served in the order they asked |
 //! | response log | `response_log.rs`, `lane.rs` | responses recorded without a lock or an atomic read-modify-write, in shards one thread writes at a time, applied in time order by the lock's next holder |
 //! | [`ClientRateLimiter`] | `client.rs`, `acquire.rs` | the state behind a lock and the line, shareable across threads, blocking or fail-fast ([`WaitPolicy`]) |
+//! | [`RateControl`] | `control.rs` | what a coordinator (a fleet) reads from a limiter, and the ceiling it sets |
 //!
-//! Only [`CubicShape`] and the last are public: the pieces are the reference algorithm's
+//! Only [`CubicShape`], [`ClientRateLimiter`] and [`RateControl`] are public: the pieces are the reference algorithm's
 //! internals, checked against its vectors by the conformance tests.
 //! One limiter per throttling scope (e.g. region + table):
 //! [`AdaptiveRetryStrategy::partitions`](crate::AdaptiveRetryStrategy::partitions).
@@ -49,6 +50,7 @@
 
 pub(crate) mod acquire;
 mod client;
+mod control;
 mod cube;
 pub(crate) mod cubic;
 pub(crate) mod cubic_shape;
@@ -61,4 +63,5 @@ pub(crate) mod token_bucket;
 
 pub use acquire::WaitPolicy;
 pub use client::ClientRateLimiter;
+pub use control::{RateControl, RateReading};
 pub use cubic_shape::{CubicShape, CubicShapeError};

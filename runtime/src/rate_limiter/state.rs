@@ -60,6 +60,12 @@ pub struct RateLimiterState {
     meter: SendRateMeter,
     cubic: CubicCalculator,
     enabled: bool,
+    /// The most the fill rate may be, set from outside (a fleet's share,
+    /// [`set_ceiling`](Self::set_ceiling)); infinite by default, which
+    /// leaves botocore's arithmetic exactly as it is.
+    ceiling: f64,
+    /// Throttles that went into CUBIC.
+    throttles: u64,
 }
 
 impl RateLimiterState {
@@ -76,6 +82,8 @@ impl RateLimiterState {
             meter: SendRateMeter::new(start_time),
             cubic: CubicCalculator::new(0.0, start_time),
             bucket: SendTokenBucket::new(1.0, start_time),
+            ceiling: f64::INFINITY,
+            throttles: 0,
         }
     }
 
@@ -181,13 +189,14 @@ impl RateLimiterState {
                 measured
             };
             self.enabled = true;
+            self.throttles += 1;
             self.cubic.error_received(rate_to_use, now).min(cap)
         } else {
             // The same number as `success_received(now).min(cap)`, without
             // the cube when the cap decides (most successes).
             self.cubic.success_received_capped(now, cap)
         };
-        self.bucket.set_max_rate(rate, now);
+        self.bucket.set_max_rate(rate.min(self.ceiling), now);
         self.debug_check_invariants(was_enabled, is_throttle);
     }
 
@@ -243,6 +252,30 @@ impl RateLimiterState {
         self.bucket.last_timestamp()
     }
 
+    /// Holds the fill rate at or below `ceiling` sends per second from `now`
+    /// on (at least 0.5/s, the bucket's floor), on top of CUBIC; an infinite
+    /// or NaN `ceiling` lifts it. A finite ceiling turns the limiter on: it
+    /// is how a coordinator that saw other processes throttled (a fleet)
+    /// slows this one down before it is throttled itself. The fill rate is
+    /// cut to the ceiling at once, or, if the limiter was off, set to
+    /// `min(ceiling, 2 * measured)`; later responses recompute it as usual,
+    /// never above the ceiling.
+    pub fn set_ceiling(&mut self, now: f64, ceiling: f64) {
+        let now = self.sanitize(now);
+        if !ceiling.is_finite() {
+            self.ceiling = f64::INFINITY;
+            return;
+        }
+        self.ceiling = ceiling.max(MIN_FILL_RATE);
+        let local = if self.enabled {
+            self.bucket.fill_rate()
+        } else {
+            MAX_RATE_ADJUST_SCALE * self.meter.measured_rate()
+        };
+        self.enabled = true;
+        self.bucket.set_max_rate(local.min(self.ceiling), now);
+    }
+
     /// [`on_response`](Self::on_response) for an attempt that was granted
     /// its send at `sent_at`, with at most one CUBIC decrease per congestion
     /// event (opt-in; not the reference's algorithm): a throttle of an
@@ -296,6 +329,8 @@ impl RateLimiterState {
             w_max: cubic.w_max,
             k: cubic.k,
             last_fail: cubic.last_fail,
+            ceiling: self.ceiling,
+            throttles: self.throttles,
         }
     }
 
@@ -337,6 +372,10 @@ pub struct RateLimiterSnapshot {
     pub k: f64,
     /// CUBIC: when the last throttle arrived.
     pub last_fail: f64,
+    /// The ceiling on the fill rate set from outside (infinite: none).
+    pub ceiling: f64,
+    /// Throttles that went into CUBIC so far.
+    pub throttles: u64,
 }
 
 #[cfg(test)]
@@ -380,6 +419,37 @@ mod tests {
                 assert_eq!(after, w_max, "sent at {sent_at}");
             }
         }
+    }
+
+    /// A ceiling turns a limiter that never saw a throttle on, at most at the
+    /// ceiling; responses never raise the fill rate above it; lifting it
+    /// lets CUBIC and the measured rate decide again.
+    #[test]
+    fn a_ceiling_holds_the_fill_rate_until_lifted() {
+        let mut state = RateLimiterState::new(0.0);
+        let mut now = 0.0;
+        while now < 5.0 {
+            now += 0.01;
+            state.on_response(now, false);
+        }
+        let measured = state.snapshot().measured_rate;
+        assert!(measured > 50.0, "{measured}");
+        state.set_ceiling(now, 30.0);
+        assert!(state.is_enabled());
+        assert_eq!(state.snapshot().fill_rate, 30.0);
+        assert_eq!(state.snapshot().throttles, 0);
+        while now < 10.0 {
+            now += 0.01;
+            state.on_response(now, false);
+            assert!(state.snapshot().fill_rate <= 30.0);
+        }
+        state.set_ceiling(now, 0.0);
+        assert_eq!(state.snapshot().fill_rate, MIN_FILL_RATE);
+        state.set_ceiling(now, f64::NAN);
+        state.on_response(now + 0.01, false);
+        assert!(state.snapshot().fill_rate > 30.0, "{:?}", state.snapshot());
+        state.on_response(now + 0.02, true);
+        assert_eq!(state.snapshot().throttles, 1);
     }
 
     /// A plain `on_response` (botocore's rule) cuts on every throttle.

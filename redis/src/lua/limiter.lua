@@ -1,0 +1,92 @@
+-- The fleet rate limiter's one call (docs/fleet.md, "The fleet rate limiter").
+--
+-- KEYS[1] the limiter, a hash: cuts (how many times the fleet's rate was cut), w_max (the
+--         fleet's rate at the last cut), cut_ms (when, in milliseconds of this server's clock),
+--         sum (the members' rates added up)
+-- KEYS[2] the members, a sorted set: member id -> expiry, in milliseconds of this server's clock
+-- KEYS[3] the members' rates, a hash: member id -> measured rate
+--
+-- Rates are whole numbers of milli-requests per second.
+--
+-- ARGV: member id, its measured rate, the throttles it saw since its last call, ttl_ms, and
+-- the window in milliseconds within which throttles count as one event (one cut).
+--
+-- Reply: OK cuts w_max since_cut_ms sum members, or WRONGTYPE key type, CORRUPT what, BADARG
+-- position. Every number in it is a whole number from 0 to 2^32 - 1.
+
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
+
+local limiter, members, rates = KEYS[1], KEYS[2], KEYS[3]
+local RECLAIM_LIMIT = 100
+local MAX_RATE = 1000000000 -- a million requests per second, in milli-requests
+local U32_MAX = 4294967295
+
+local function count(value)
+  local n = tonumber(value)
+  if n == nil or n < 0 or n ~= math.floor(n) then
+    return nil
+  end
+  return n
+end
+
+local id = ARGV[1]
+if id == nil or id == '' then return {'BADARG', 1} end
+local rate = count(ARGV[2])
+if rate == nil or rate > MAX_RATE then return {'BADARG', 2} end
+local throttles = count(ARGV[3])
+if throttles == nil then return {'BADARG', 3} end
+local ttl = count(ARGV[4])
+if ttl == nil then return {'BADARG', 4} end
+local window = count(ARGV[5])
+if window == nil then return {'BADARG', 5} end
+
+local expected = {{limiter, 'hash'}, {members, 'zset'}, {rates, 'hash'}}
+for _, pair in ipairs(expected) do
+  local found = redis.call('TYPE', pair[1]).ok
+  if found ~= 'none' and found ~= pair[2] then
+    return {'WRONGTYPE', pair[1], found}
+  end
+end
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+
+local v = redis.call('HMGET', limiter, 'cuts', 'w_max', 'cut_ms', 'sum')
+local cuts, w_max, cut_ms, sum = count(v[1] or 0), count(v[2] or 0), count(v[3] or 0), count(v[4] or 0)
+if cuts == nil or w_max == nil or cut_ms == nil or sum == nil then
+  return {'CORRUPT', 'a limiter field is not a whole number'}
+end
+
+-- Members that stopped calling leave, with their rates (a bounded batch per call).
+local lapsed = redis.call('ZRANGEBYSCORE', members, '-inf', now, 'LIMIT', 0, RECLAIM_LIMIT)
+for _, gone in ipairs(lapsed) do
+  sum = sum - (count(redis.call('HGET', rates, gone)) or 0)
+  redis.call('HDEL', rates, gone)
+  redis.call('ZREM', members, gone)
+end
+
+sum = sum - (count(redis.call('HGET', rates, id)) or 0) + rate
+if sum < 0 then sum = 0 end
+redis.call('HSET', rates, id, rate)
+redis.call('ZADD', members, now + ttl, id)
+
+-- The fleet's rate is cut once per event: the first throttle after the window since the last
+-- cut. It is cut from what the fleet measured, this member's rate just added.
+if throttles > 0 and (cuts == 0 or now - cut_ms >= window) then
+  cuts = cuts + 1
+  w_max = sum
+  cut_ms = now
+end
+redis.call('HSET', limiter, 'cuts', cuts, 'w_max', w_max, 'cut_ms', cut_ms, 'sum', sum)
+-- Keys of a fleet nobody calls any more go away.
+local idle = ttl * 2 + window
+redis.call('PEXPIRE', limiter, idle)
+redis.call('PEXPIRE', members, idle)
+redis.call('PEXPIRE', rates, idle)
+
+local since = 0
+if cuts > 0 then since = math.max(now - cut_ms, 0) end
+return {'OK', math.min(cuts, U32_MAX), math.min(w_max, U32_MAX), math.min(since, U32_MAX),
+  math.min(sum, U32_MAX), math.min(redis.call('ZCARD', members), U32_MAX)}
