@@ -71,8 +71,10 @@
 mod client;
 mod config;
 mod error;
+mod health;
 mod keys;
 mod ledger;
+mod limiter;
 mod quota;
 mod reply;
 mod scripts;
@@ -83,6 +85,7 @@ pub use config::{
     MAX_LEASE_TTL,
 };
 pub use error::FleetError;
+pub use limiter::{FleetLimiter, member_ceiling};
 pub use quota::{FleetListener, FleetQuota, FleetQuotaStats, FleetState, FleetStateChange};
 pub use reply::{FleetRateState, LeaseGrant, PoolState, Released, ReplyError, ReportAck};
 

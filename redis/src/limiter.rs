@@ -1,0 +1,271 @@
+//! [`FleetLimiter`]: one process's part in a fleet-wide adaptive rate limiter — a background
+//! task that tells the store what this process measures and throttles, and holds the process's
+//! limiter under its share of the fleet's rate.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use rebound_runtime::rate_limiter::{CubicShape, RateControl};
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use crate::client::FleetQuotaClient;
+use crate::error::FleetError;
+use crate::health::{Deaf, StoreHealth};
+use crate::quota::{FleetListener, FleetState};
+use crate::reply::FleetRateState;
+
+/// The lowest send rate a ceiling holds a process to, as the runtime's limiter's floor.
+const MIN_RATE: f64 = 0.5;
+
+/// One process's part in its fleet's adaptive rate limiter.
+///
+/// Each process keeps its own adaptive limiter (botocore's, reacting to its own throttles at
+/// once). This task joins them: every [refresh period](crate::FleetQuotaConfig::refresh_period)
+/// it tells the store the rate this process measures and the throttles it saw, and reads the
+/// fleet's state back. Until the fleet's first throttle that is all, and the process's limiter
+/// stays off. From then on the fleet's rate follows CUBIC, cut once per event from what the
+/// fleet measured when a throttle was reported, and each process's limiter is held under its
+/// share ([`member_ceiling`]). A throttle seen by one process so lowers every process's send
+/// rate within two refresh periods, less than one lease TTL. Requests never wait for the
+/// store: sends and responses go to the process's own limiter only.
+///
+/// When the store fails, the ceiling is lifted (each process is back on its own limiter: local
+/// limits, not none), a `WARN` event is logged and the listener told; the task keeps trying and
+/// rejoins when the store answers.
+///
+/// Dropping it stops the task, which lifts the ceiling; [`close`](Self::close) does the same
+/// and waits.
+#[derive(Debug)]
+pub struct FleetLimiter {
+    local: Arc<AtomicBool>,
+    stop: Arc<Notify>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl FleetLimiter {
+    /// Starts the task for the limiter `control` (an
+    /// [`AdaptiveRetryStrategy`](rebound_runtime::AdaptiveRetryStrategy)) in the fleet `client`
+    /// names. Must be called within a tokio runtime.
+    #[must_use]
+    pub fn start(client: FleetQuotaClient, control: Arc<dyn RateControl>) -> Self {
+        Self::start_with_listener(client, control, Arc::new(Deaf))
+    }
+
+    /// [`start`](Self::start)s, and tells `listener` when the limiter falls back to local
+    /// limits and when it rejoins.
+    #[must_use]
+    pub fn start_with_listener(
+        client: FleetQuotaClient,
+        control: Arc<dyn RateControl>,
+        listener: Arc<dyn FleetListener>,
+    ) -> Self {
+        let local = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(Notify::new());
+        let health = StoreHealth::new("fleet rate limiter", client.config().fleet(), listener);
+        let task = Sharer {
+            client,
+            control,
+            health,
+            local: Arc::clone(&local),
+            stop: Arc::clone(&stop),
+            reported_throttles: 0,
+            ceiling: None,
+        };
+        Self {
+            local,
+            stop,
+            task: Some(tokio::spawn(task.run())),
+        }
+    }
+
+    /// Whether the last call to the store succeeded ([`Joined`](FleetState::Joined)) or not.
+    #[must_use]
+    pub fn state(&self) -> FleetState {
+        if self.local.load(std::sync::atomic::Ordering::Acquire) {
+            FleetState::Local
+        } else {
+            FleetState::Joined
+        }
+    }
+
+    /// Stops the task and waits for it; it lifts the ceiling as it stops.
+    pub async fn close(mut self) {
+        self.stop.notify_one();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for FleetLimiter {
+    fn drop(&mut self) {
+        self.stop.notify_one();
+    }
+}
+
+/// The ceiling of one member of a fleet in `fleet`'s state, measuring `own_rate` requests per
+/// second itself; `None` before the fleet's first throttle.
+///
+/// The fleet's rate is `shape`'s curve from the rate it was last cut at
+/// ([`CubicShape::rate_after`]), at most twice what the fleet measures (as botocore caps one
+/// client's). A member's share of it is half in proportion to what it measures and half an
+/// equal share: a process that sends more gets more, and one that sends little (or just
+/// started) still gets a part to grow into. The shares add up to the fleet's rate.
+#[must_use]
+pub fn member_ceiling(shape: CubicShape, fleet: &FleetRateState, own_rate: f64) -> Option<f64> {
+    if fleet.cuts == 0 {
+        return None;
+    }
+    let w_max = f64::from(fleet.w_max_milli) / 1000.0;
+    let since_cut = f64::from(fleet.since_cut_ms) / 1000.0;
+    let sum = f64::from(fleet.sum_milli) / 1000.0;
+    let members = f64::from(fleet.members.max(1));
+    let fleet_rate = shape.rate_after(w_max, since_cut).min(2.0 * sum);
+    let equal = 1.0 / members;
+    let share = if sum > 0.0 {
+        (own_rate.clamp(0.0, sum) / sum + equal) / 2.0
+    } else {
+        equal
+    };
+    Some((fleet_rate * share).max(MIN_RATE))
+}
+
+/// The background task.
+struct Sharer {
+    client: FleetQuotaClient,
+    control: Arc<dyn RateControl>,
+    health: StoreHealth,
+    local: Arc<AtomicBool>,
+    stop: Arc<Notify>,
+    /// The limiter's throttle count when last reported.
+    reported_throttles: u64,
+    /// The ceiling last set.
+    ceiling: Option<f64>,
+}
+
+impl Sharer {
+    async fn run(mut self) {
+        let period = self.client.config().refresh_period();
+        loop {
+            let result = self.share().await;
+            if result.is_err() {
+                // Local limits: the process's own limiter alone.
+                self.set_ceiling(None);
+            }
+            let wait = self.health.after(result, &self.local, period);
+            tokio::select! {
+                biased;
+                () = self.stop.notified() => break,
+                () = tokio::time::sleep(wait) => {}
+            }
+        }
+        // Out of the fleet: the process's own limiter alone.
+        self.set_ceiling(None);
+    }
+
+    /// One exchange with the store: this process's rate and new throttles out, the fleet's
+    /// state in, the ceiling set from it.
+    async fn share(&mut self) -> Result<(), FleetError> {
+        let reading = self.control.reading();
+        let throttles = reading.throttles.saturating_sub(self.reported_throttles);
+        let rate_milli = milli(reading.measured_rate);
+        // Throttles count as one event within two refresh periods of a cut: the members hear of
+        // a cut within one period each, and the throttles of the overload it answered keep
+        // coming until they do.
+        let window = self.client.config().refresh_period() * 2;
+        let fleet = self
+            .client
+            .limiter(
+                rate_milli,
+                u32::try_from(throttles).unwrap_or(u32::MAX),
+                window,
+            )
+            .await?;
+        self.reported_throttles = reading.throttles;
+        let own_rate = f64::from(rate_milli) / 1000.0;
+        self.set_ceiling(member_ceiling(CubicShape::BOTOCORE, &fleet, own_rate));
+        Ok(())
+    }
+
+    fn set_ceiling(&mut self, ceiling: Option<f64>) {
+        if ceiling != self.ceiling {
+            self.control.set_ceiling(ceiling);
+            self.ceiling = ceiling;
+        }
+    }
+}
+
+/// `rate` requests per second in whole milli-requests per second, within what the store takes
+/// (a million requests per second).
+fn milli(rate: f64) -> u32 {
+    const MAX: f64 = 1.0e9;
+    let milli = (rate * 1000.0).round();
+    if milli.is_nan() || milli <= 0.0 {
+        0
+    } else {
+        // In 0..=1e9 after the clamp, so the cast is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let whole = milli.min(MAX) as u32;
+        whole
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(cuts: u32, w_max: f64, since_ms: u32, sum: f64, members: u32) -> FleetRateState {
+        FleetRateState {
+            cuts,
+            w_max_milli: milli(w_max),
+            since_cut_ms: since_ms,
+            sum_milli: milli(sum),
+            members,
+        }
+    }
+
+    #[test]
+    fn no_ceiling_before_the_first_throttle() {
+        let fleet = state(0, 0.0, 0, 500.0, 5);
+        assert_eq!(member_ceiling(CubicShape::BOTOCORE, &fleet, 100.0), None);
+    }
+
+    #[test]
+    fn shares_add_up_to_the_fleet_rate() {
+        // Just cut from 1000/s: the fleet's rate is 700/s; members at 100, 300 and 600/s.
+        let fleet = state(1, 1000.0, 0, 1000.0, 3);
+        let shares: Vec<f64> = [100.0, 300.0, 600.0]
+            .iter()
+            .map(|&own| member_ceiling(CubicShape::BOTOCORE, &fleet, own).unwrap())
+            .collect();
+        let total: f64 = shares.iter().sum();
+        assert!((total - 700.0).abs() < 1e-6, "{shares:?}");
+        assert!(shares[0] < shares[1] && shares[1] < shares[2], "{shares:?}");
+        // The smallest still gets at least half an equal share.
+        assert!(shares[0] >= 700.0 / 3.0 / 2.0, "{shares:?}");
+    }
+
+    #[test]
+    fn the_fleet_rate_grows_back_along_the_curve_and_is_capped_by_twice_the_measured() {
+        let just_cut = state(1, 1000.0, 0, 700.0, 1);
+        let later = state(1, 1000.0, 20_000, 700.0, 1);
+        let a = member_ceiling(CubicShape::BOTOCORE, &just_cut, 700.0).unwrap();
+        let b = member_ceiling(CubicShape::BOTOCORE, &later, 700.0).unwrap();
+        assert!((a - 700.0).abs() < 1e-6, "{a}");
+        assert!(b > 1000.0 && b <= 1400.0, "{b}");
+    }
+
+    #[test]
+    fn ceilings_have_a_floor_and_rates_a_range() {
+        let fleet = state(1, 0.0, 0, 0.0, 1000);
+        assert_eq!(
+            member_ceiling(CubicShape::BOTOCORE, &fleet, 0.0),
+            Some(MIN_RATE)
+        );
+        assert_eq!(milli(f64::NAN), 0);
+        assert_eq!(milli(-3.0), 0);
+        assert_eq!(milli(f64::INFINITY), 1_000_000_000);
+        assert_eq!(milli(1.2345), 1235);
+    }
+}

@@ -1,0 +1,122 @@
+//! `FleetLimiter` against a real `redis-server`: a throttle seen by one process lowers the
+//! other's send rate through the store, nothing happens before the fleet's first throttle,
+//! and a dead store lifts the ceiling (local limits) until it is back.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rebound_redis::{FleetLimiter, FleetQuotaConfigBuilder, FleetState};
+use rebound_runtime::rate_limiter::RateControl;
+use rebound_runtime::time::ManualClock;
+use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
+use support::{RedisServer, client, poll};
+
+/// Refreshed every 100 ms.
+fn short(builder: FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder {
+    builder
+        .lease_ttl(Duration::from_secs(1))
+        .refresh_period(Duration::from_millis(100))
+        .call_timeout(Duration::from_millis(200))
+}
+
+/// An adaptive strategy on a virtual clock that measured about 100 responses per second for
+/// five seconds, limiter still off.
+fn busy_strategy(clock: &ManualClock) -> Arc<AdaptiveRetryStrategy<ManualClock>> {
+    let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+        .clock(clock.clone())
+        .build();
+    for _ in 0..500 {
+        clock.advance(Duration::from_millis(10));
+        let now = clock.elapsed().as_secs_f64();
+        strategy.rate_limiter().on_response(now, false);
+    }
+    assert!(strategy.reading().measured_rate > 50.0);
+    assert_eq!(strategy.reading().send_rate, None);
+    Arc::new(strategy)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_throttle_in_one_process_slows_the_other() {
+    let Some(mut server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "limited";
+    let clock = ManualClock::new();
+    let (a, b) = (busy_strategy(&clock), busy_strategy(&clock));
+    let limiters = [
+        FleetLimiter::start(client(&server, fleet, short).await, a.clone()),
+        FleetLimiter::start(client(&server, fleet, short).await, b.clone()),
+    ];
+    // Before any throttle: both report, nothing is limited.
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    assert!(limiters.iter().all(|l| l.state() == FleetState::Joined));
+    assert_eq!(b.reading().ceiling, None);
+    assert_eq!(b.reading().send_rate, None);
+
+    // `a` is throttled: within two refresh periods `b` is held under its share of the fleet's
+    // rate, cut to 70% of the ~200/s both measured: about 70/s each.
+    let now = clock.elapsed().as_secs_f64();
+    a.rate_limiter().on_response(now, true);
+    let ceiling = poll(Duration::from_secs(2), || async { b.reading().ceiling }).await;
+    let ceiling = ceiling.expect("b never got a ceiling");
+    let measured = b.reading().measured_rate;
+    assert!(
+        ceiling < measured && ceiling > 0.5 * 0.7 * measured,
+        "{ceiling} vs {measured}"
+    );
+    assert!(b.reading().send_rate.is_some_and(|rate| rate <= ceiling));
+    assert_eq!(b.reading().throttles, 0, "b itself was never throttled");
+
+    // The store dies: the ceiling is lifted, each process on its own limiter.
+    server.kill();
+    let lifted = poll(Duration::from_secs(3), || async {
+        (b.reading().ceiling.is_none() && limiters[1].state() == FleetState::Local).then_some(())
+    })
+    .await;
+    assert!(lifted.is_some(), "{:?}", b.reading());
+    // Back: the fleet starts afresh (the server kept nothing), so no ceiling until a throttle.
+    tokio::task::block_in_place(|| server.restart());
+    let rejoined = poll(Duration::from_secs(5), || async {
+        limiters
+            .iter()
+            .all(|l| l.state() == FleetState::Joined)
+            .then_some(())
+    })
+    .await;
+    assert!(rejoined.is_some());
+    assert_eq!(b.reading().ceiling, None);
+    for limiter in limiters {
+        limiter.close().await;
+    }
+}
+
+/// Until the fleet's first throttle the limiter is off in every process, whatever they send.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_throttle_no_ceiling() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let clock = ManualClock::new();
+    let strategies: Vec<_> = (0..3).map(|_| busy_strategy(&clock)).collect();
+    let mut limiters = Vec::new();
+    for strategy in &strategies {
+        let control: Arc<dyn RateControl> = strategy.clone();
+        limiters.push(FleetLimiter::start(
+            client(&server, "calm", short).await,
+            control,
+        ));
+    }
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    for strategy in &strategies {
+        assert_eq!(strategy.reading().ceiling, None);
+        assert_eq!(strategy.reading().send_rate, None);
+    }
+    let mut conn = server.connection();
+    let members: u64 = redis::cmd("ZCARD")
+        .arg("rebound:{calm}:members")
+        .query(&mut conn)
+        .unwrap();
+    assert_eq!(members, 3);
+}
