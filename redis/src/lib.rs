@@ -89,6 +89,15 @@ pub use limiter::{FleetLimiter, member_ceiling};
 pub use quota::{FleetListener, FleetQuota, FleetQuotaStats, FleetState, FleetStateChange};
 pub use reply::{FleetRateState, LeaseGrant, PoolState, Released, ReplyError, ReportAck};
 
+/// The parsers of the store's replies, for the fuzz targets.
+///
+/// **Not part of the API**: hidden from the documentation and exempt from semantic versioning.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::reply::{init, lease, limiter, release, report};
+    pub use redis::Value;
+}
+
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -287,7 +287,7 @@ fn inconsistent(what: String) -> FleetError {
 }
 
 /// `init`'s reply: `OK capacity available held_total`, or `MISMATCH stored`.
-pub(crate) fn init(value: &Value, configured: u32) -> Result<PoolState, FleetError> {
+pub fn init(value: &Value, configured: u32) -> Result<PoolState, FleetError> {
     let status = status(value, 3)?;
     if status == Status::Lost {
         return Err(unexpected("LOST"));
@@ -311,7 +311,7 @@ pub(crate) fn init(value: &Value, configured: u32) -> Result<PoolState, FleetErr
 }
 
 /// `lease`'s reply: `OK granted held available`, or `MISMATCH stored`.
-pub(crate) fn lease(value: &Value, configured: u32, want: u32) -> Result<LeaseGrant, FleetError> {
+pub fn lease(value: &Value, configured: u32, want: u32) -> Result<LeaseGrant, FleetError> {
     let status = status(value, 3)?;
     if status == Status::Lost {
         return Err(unexpected("LOST"));
@@ -335,7 +335,7 @@ pub(crate) fn lease(value: &Value, configured: u32, want: u32) -> Result<LeaseGr
 }
 
 /// `limiter`'s reply: `OK cuts w_max since_cut sum members`.
-pub(crate) fn limiter(
+pub fn limiter(
     value: &Value,
     configured: u32,
     rate_milli: u32,
@@ -370,7 +370,7 @@ pub(crate) fn limiter(
 }
 
 /// `report`'s reply: `OK held available`, or `LOST`.
-pub(crate) fn report(value: &Value, configured: u32, keep: u32) -> Result<ReportAck, FleetError> {
+pub fn report(value: &Value, configured: u32, keep: u32) -> Result<ReportAck, FleetError> {
     let status = status(value, 2)?;
     if let Status::Mismatch(_) = status {
         return Err(unexpected("MISMATCH"));
@@ -388,7 +388,7 @@ pub(crate) fn report(value: &Value, configured: u32, keep: u32) -> Result<Report
 }
 
 /// `release`'s reply: `OK returned available`, or `LOST`.
-pub(crate) fn release(value: &Value, configured: u32, keep: u32) -> Result<Released, FleetError> {
+pub fn release(value: &Value, configured: u32, keep: u32) -> Result<Released, FleetError> {
     let status = status(value, 2)?;
     if let Status::Mismatch(_) = status {
         return Err(unexpected("MISMATCH"));
@@ -690,6 +690,43 @@ mod tests {
         assert!(matches!(
             reply_error(init(&binary, 5)),
             ReplyError::UnexpectedStatus(_)
+        ));
+    }
+
+    #[test]
+    fn limiter_replies() {
+        assert_eq!(
+            limiter(&ok(&[2, 1_000_000, 1500, 900_000, 3]), 500, 300_000).unwrap(),
+            FleetRateState {
+                cuts: 2,
+                w_max_milli: 1_000_000,
+                since_cut_ms: 1500,
+                sum_milli: 900_000,
+                members: 3
+            }
+        );
+        assert_eq!(
+            limiter(&ok(&[0, 0, 0, 7, 1]), 500, 7).unwrap().cuts,
+            0,
+            "no throttle yet"
+        );
+        for hostile in [
+            ok(&[0, 5, 0, 7, 1]),             // a cut rate without a cut
+            ok(&[0, 0, 9, 7, 1]),             // a time since a cut without one
+            ok(&[1, 5, 0, 7, 0]),             // no members
+            ok(&[1, 5, 0, 6, 1]),             // a sum below this member's rate
+            ok(&[1, 5, 0, -1, 1]),            // a negative rate
+            ok(&[1, 5, 0, 1 << 40, 1]),       // beyond u32
+            ok(&[1, 5, 0, 7]),                // too short
+            ok(&[1, 5, 0, 7, 1, 1]),          // too long
+            Value::Array(vec![bulk("LOST")]), // a quota status
+            Value::Array(vec![bulk("MISMATCH"), Value::Int(5)]),
+        ] {
+            assert!(limiter(&hostile, 500, 7).is_err(), "{hostile:?}");
+        }
+        assert!(matches!(
+            limiter(&Value::Array(vec![bulk("BADARG"), Value::Int(2)]), 500, 7),
+            Err(FleetError::Reply(ReplyError::RejectedArgument(2)))
         ));
     }
 }

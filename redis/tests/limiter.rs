@@ -120,3 +120,51 @@ async fn no_throttle_no_ceiling() {
         .unwrap();
     assert_eq!(members, 3);
 }
+
+/// Keys of another type and fields this protocol did not write are typed errors, never a cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_store_state_is_a_typed_error() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let mut conn = server.connection();
+    let window = Duration::from_secs(1);
+
+    let _: () = redis::cmd("SET")
+        .arg("rebound:{typed}:members")
+        .arg("x")
+        .query(&mut conn)
+        .unwrap();
+    let typed = client(&server, "typed", short).await;
+    let err = typed.limiter(1000, 1, window).await.unwrap_err();
+    assert!(
+        matches!(err, rebound_redis::FleetError::WrongType { .. }),
+        "{err:?}"
+    );
+
+    let _: () = redis::cmd("HSET")
+        .arg("rebound:{corrupt}:limiter")
+        .arg("w_max")
+        .arg("-3.5")
+        .query(&mut conn)
+        .unwrap();
+    let corrupt = client(&server, "corrupt", short).await;
+    let err = corrupt.limiter(1000, 1, window).await.unwrap_err();
+    assert!(
+        matches!(err, rebound_redis::FleetError::CorruptPool { .. }),
+        "{err:?}"
+    );
+
+    // A sound fleet: the first throttle cuts from the members' sum, the next within the
+    // window does not cut again.
+    let sound = client(&server, "sound", short).await;
+    let first = sound.limiter(200_000, 0, window).await.unwrap();
+    assert_eq!(
+        (first.cuts, first.sum_milli, first.members),
+        (0, 200_000, 1)
+    );
+    let cut = sound.limiter(150_000, 2, window).await.unwrap();
+    assert_eq!((cut.cuts, cut.w_max_milli), (1, 150_000));
+    let again = sound.limiter(100_000, 1, window).await.unwrap();
+    assert_eq!((again.cuts, again.w_max_milli), (1, 150_000));
+}
