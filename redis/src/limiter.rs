@@ -52,6 +52,20 @@ impl FleetLimiter {
         Self::start_with_listener(client, control, Arc::new(Deaf))
     }
 
+    /// [`connect`](crate::connect)s to the store at `url` and [`start`](Self::start)s.
+    ///
+    /// # Errors
+    ///
+    /// The errors of [`connect`](crate::connect): an invalid URL, and under strict start an
+    /// unreachable store or a pool that rejects the settings.
+    pub async fn connect(
+        url: &str,
+        config: crate::FleetQuotaConfig,
+        control: Arc<dyn RateControl>,
+    ) -> Result<Self, FleetError> {
+        Ok(Self::start(crate::connect(url, config).await?, control))
+    }
+
     /// [`start`](Self::start)s, and tells `listener` when the limiter falls back to local
     /// limits and when it rejoins.
     #[must_use]
