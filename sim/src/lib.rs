@@ -26,6 +26,7 @@ pub mod capacity;
 pub mod cli;
 pub mod driver;
 pub mod event_queue;
+pub mod fleet;
 pub mod occ;
 pub mod outage;
 pub mod plot;
