@@ -21,8 +21,9 @@ impl Timers {
         self.set.push((at, key));
     }
 
-    /// The timers set since the last call, in the order they were set.
-    pub(super) fn drain(&mut self) -> std::vec::Drain<'_, (f64, usize)> {
+    /// Takes the timers set since the last call, in the order they were
+    /// set: `(at, key)`. The driver puts them on its queue.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (f64, usize)> {
         self.set.drain(..)
     }
 }

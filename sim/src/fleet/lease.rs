@@ -172,7 +172,7 @@ mod tests {
         assert_eq!((counts.held, counts.balance, counts.pending), (10, 10, 5));
         lease.grant(15, 25);
         assert_eq!(lease.available(), 25);
-        assert_eq!(lease.counts().spent, 35);
+        assert_eq!(lease.counts().spent, 30);
         assert_eq!(lease.counts().restored, 20);
     }
 

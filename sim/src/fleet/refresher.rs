@@ -268,3 +268,72 @@ impl Background for Refreshers {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rebound_runtime::QuotaStore as _;
+
+    use super::*;
+
+    /// Fires the timers due by `until`, earliest first (first set on ties),
+    /// calling `after_event` after each, as the driver does.
+    fn run_until(refreshers: &mut Refreshers, timers: &mut Vec<(f64, usize)>, until: f64) {
+        let mut set = Timers::default();
+        loop {
+            let next = timers
+                .iter()
+                .enumerate()
+                .filter(|(_, (at, _))| *at <= until)
+                .min_by(|(_, a), (_, b)| a.0.total_cmp(&b.0))
+                .map(|(i, _)| i);
+            let Some(next) = next else { break };
+            let (now, key) = timers.remove(next);
+            refreshers.fire(now, key, &mut set);
+            refreshers.after_event(now, &mut set);
+            timers.extend(set.drain());
+        }
+    }
+
+    #[test]
+    fn a_balance_below_low_water_is_topped_up_at_once() {
+        let settings = LeaseSettings::default();
+        let lease = Arc::new(Lease::new(settings.capacity, settings.low_water()));
+        let mut refreshers = Refreshers::new(settings, &[Arc::clone(&lease)], &[0.5], &[]);
+        let mut set = Timers::default();
+        refreshers.start(&mut set);
+        let mut timers: Vec<_> = set.drain().collect();
+        run_until(&mut refreshers, &mut timers, 0.4);
+        assert_eq!(lease.available(), 0, "no lease before the process starts");
+        run_until(&mut refreshers, &mut timers, 1.0);
+        assert_eq!(lease.available(), 25, "one lease call, 1 ms");
+        assert_eq!(refreshers.stats().calls, 1);
+        // 10 leaves 15: no wake-up; 5 more leave 10, below 13: a report and
+        // a lease, 2 ms, not the next period.
+        lease.try_acquire(10).unwrap();
+        refreshers.after_event(1.0, &mut set);
+        assert!(set.drain().next().is_none());
+        lease.try_acquire(5).unwrap();
+        refreshers.after_event(1.0, &mut set);
+        timers.extend(set.drain());
+        run_until(&mut refreshers, &mut timers, 1.0021);
+        assert_eq!(lease.available(), 25);
+        let pool = refreshers.pool();
+        assert_eq!((pool.available(), pool.held_total()), (460, 25));
+        assert_eq!(refreshers.stats().calls, 3);
+        // The periodic tick set before the early refresh is stale; the next
+        // refresh is a period after the early one ended: a report only (the
+        // lease is full).
+        run_until(
+            &mut refreshers,
+            &mut timers,
+            1.0015 + settings.refresh_period,
+        );
+        assert_eq!(refreshers.stats().calls, 3);
+        run_until(
+            &mut refreshers,
+            &mut timers,
+            1.0025 + settings.refresh_period,
+        );
+        assert_eq!(refreshers.stats().calls, 4);
+    }
+}
