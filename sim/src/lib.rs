@@ -2,7 +2,7 @@
 //! seeded) that drive rebound's real backoffs and retry strategies against
 //! simulated services.
 //!
-//! Three experiments:
+//! Four experiments:
 //!
 //! * [`occ`]: the optimistic-concurrency contention experiment of the AWS
 //!   Architecture Blog post "Exponential Backoff And Jitter", with the model
@@ -12,7 +12,9 @@
 //!   standard and adaptive mode;
 //! * [`capacity`]: a service that throttles above a provisioned rate,
 //!   offered two to five times that rate: standard and adaptive mode, one
-//!   rate limiter for every table or one per table.
+//!   rate limiter for every table or one per table;
+//! * [`fleet`]: processes through an outage with a retry quota each or one
+//!   fleet-wide quota (a virtual-time model of `rebound-redis`'s leases).
 //!
 //! The strategies run through rebound's `RetryStrategy` interface, driven by
 //! [`driver`] in virtual time ([`vclock`]) against the services of
@@ -26,6 +28,7 @@ pub mod capacity;
 pub mod cli;
 pub mod driver;
 pub mod event_queue;
+pub mod fleet;
 pub mod occ;
 pub mod outage;
 pub mod plot;

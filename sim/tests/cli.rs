@@ -152,6 +152,57 @@ cool_send_limit",
     assert_ne!(csv, seed("4"));
 }
 
+const FLEET: &[&str] = &[
+    "fleet",
+    "--csv",
+    "--processes",
+    "1,5",
+    "--rate",
+    "50",
+    "--capacity",
+    "60",
+    "--outage",
+    "3",
+    "--after",
+    "5",
+    "--quota",
+    "50",
+    "--lease-size",
+    "10",
+];
+
+#[test]
+fn fleet_csv_has_one_row_per_fleet_size_and_quota() {
+    let seed = |s: &str| stdout(&[FLEET, &["--seed", s]].concat());
+    let csv = seed("3");
+    let rows = rows(
+        &csv,
+        "processes,quota,retries_outage,amplification_outage,amplification,goodput_after_recovery,\
+time_to_recover_s,refunds_outage,lease_slack,pending_refunds_at_outage,processes_with_tokens_at_outage,store_calls",
+        4,
+    );
+    let keys: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("1", "per-process quotas"),
+            ("1", "fleet quota"),
+            ("5", "per-process quotas"),
+            ("5", "fleet quota")
+        ]
+    );
+    for row in &rows {
+        assert!(number(&row[3]) >= 1.0, "{row:?}");
+        // The fleet's counts only for the fleet quota.
+        assert_eq!(row[7].is_empty(), row[1] == "per-process quotas", "{row:?}");
+    }
+    assert_eq!(csv, seed("3"));
+    assert_ne!(csv, seed("4"));
+}
+
 #[test]
 fn bad_numbers_are_refused_without_a_panic() {
     for args in [
@@ -162,6 +213,11 @@ fn bad_numbers_are_refused_without_a_panic() {
         &["capacity", "--budget", "soon"],
         &["capacity", "--duration", "1e12"],
         &["occ", "--trials", "0"],
+        &["fleet", "--processes", "0"],
+        &["fleet", "--processes", "1,x"],
+        &["fleet", "--lease-size", "0"],
+        &["fleet", "--refresh", "0"],
+        &["fleet", "--round-trip-ms", "-1"],
     ] {
         let output = run(args);
         let stderr = String::from_utf8_lossy(&output.stderr);

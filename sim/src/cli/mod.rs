@@ -1,7 +1,8 @@
-//! The command line: `rebound-sim occ`, `outage`, `capacity` and `all`.
+//! The command line: `rebound-sim occ`, `outage`, `capacity`, `fleet` and `all`.
 //! Tables and CSV go to stdout; progress bars and notes to stderr.
 
 mod capacity;
+mod fleet;
 mod occ;
 mod outage;
 mod progress;
@@ -13,11 +14,13 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 pub use capacity::{Budget, CapacityArgs};
+pub use fleet::FleetArgs;
 pub use occ::OccArgs;
 pub use outage::{OutageAnswer, OutageArgs};
 
 use crate::capacity::CapacityParams;
 use crate::driver::Answer;
+use crate::fleet::FleetParams;
 use crate::occ::{OccParams, Row};
 use crate::outage::OutageParams;
 use crate::{plot, report};
@@ -44,6 +47,9 @@ pub enum Command {
     Outage(OutageArgs),
     /// Capacity-limited service: throttles above R attempts/s, offered 2R to 5R.
     Capacity(CapacityArgs),
+    /// Fleet retry quota: N processes through an outage, each with its own
+    /// retry quota or sharing one fleet-wide quota (leases of a shared pool).
+    Fleet(FleetArgs),
     /// Every experiment: tables on stdout, SVG plots and CSV in a folder.
     All(AllArgs),
 }
@@ -174,6 +180,14 @@ fn all(args: &AllArgs) -> Result<(), Box<dyn std::error::Error>> {
         capacity::section(&capacity_params, args.seed, &single, &partitioned)
     ))?;
 
+    let fleet_params = FleetParams::default();
+    let fleet_runs = fleet::runs(&fleet_params, args.seed);
+    written.extend(fleet::write(&out, &fleet_params, &fleet_runs)?);
+    print_stdout(&format!(
+        "{}\n",
+        fleet::section(&fleet_params, args.seed, &fleet_runs)
+    ))?;
+
     for path in &written {
         eprintln!("wrote {}", path.display());
     }
@@ -189,6 +203,7 @@ pub fn main() -> ExitCode {
         Command::Occ(args) => print_stdout(&occ::run(args)).map_err(Into::into),
         Command::Outage(args) => outage::run(args).and_then(|text| Ok(print_stdout(&text)?)),
         Command::Capacity(args) => capacity::run(args).and_then(|text| Ok(print_stdout(&text)?)),
+        Command::Fleet(args) => fleet::run(args).and_then(|text| Ok(print_stdout(&text)?)),
         Command::All(args) => all(args),
     };
     match result {

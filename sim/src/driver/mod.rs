@@ -18,6 +18,7 @@
 //! again) slows down by itself when the service does and would hide the
 //! retry storms these experiments are about.
 
+mod background;
 mod service;
 pub mod timeline;
 
@@ -26,6 +27,8 @@ use std::sync::Arc;
 use rebound_runtime::backoff::{RandomSource, SeededRandom};
 use rebound_runtime::{RetryStrategy, RetryToken, SendPermit};
 
+use background::Idle;
+pub use background::{Background, Timers};
 pub use service::{Answer, Service};
 use timeline::Timeline;
 
@@ -141,6 +144,8 @@ enum Event {
     Reply { request: usize, answer: Answer },
     /// End of a timeline bin: read the send-rate limits.
     Sample,
+    /// A [`Background`] timer goes off.
+    Background(usize),
 }
 
 #[derive(Debug)]
@@ -151,6 +156,8 @@ struct Request {
     /// `None` once the request is over, or when the strategy gave no
     /// initial token (then one attempt is made, without retries).
     token: Option<RetryToken>,
+    /// Attempts sent so far.
+    sent: u32,
     done: bool,
 }
 
@@ -167,6 +174,8 @@ struct Run<'a, S> {
     network: SeededRandom,
     /// The client whose attempts are traced, and its trace.
     trace: Option<(usize, Vec<TraceEvent>)>,
+    background: &'a mut dyn Background,
+    timers: Timers,
 }
 
 /// Runs `workload` with `fleet`'s strategies against `service`, moving
@@ -180,7 +189,21 @@ pub fn run<S: Service>(
     time: &mut VirtualClock,
     seed: u64,
 ) -> Record {
-    run_inner(workload, fleet, service, time, seed, None).0
+    run_inner(workload, fleet, service, time, seed, None, &mut Idle).0
+}
+
+/// [`run`], with `background` work on the run's event queue (its timers
+/// and what the strategies ask of it, in virtual time). The record is
+/// [`run`]'s.
+pub fn run_with<S: Service>(
+    workload: &Workload,
+    fleet: &Fleet,
+    service: &mut S,
+    time: &mut VirtualClock,
+    seed: u64,
+    background: &mut dyn Background,
+) -> Record {
+    run_inner(workload, fleet, service, time, seed, None, background).0
 }
 
 /// [`run`], also recording every attempt sent by `client` and every answer
@@ -194,7 +217,15 @@ pub fn run_traced<S: Service>(
     seed: u64,
     client: usize,
 ) -> (Record, Vec<TraceEvent>) {
-    run_inner(workload, fleet, service, time, seed, Some(client))
+    run_inner(
+        workload,
+        fleet,
+        service,
+        time,
+        seed,
+        Some(client),
+        &mut Idle,
+    )
 }
 
 fn run_inner<S: Service>(
@@ -204,6 +235,7 @@ fn run_inner<S: Service>(
     time: &mut VirtualClock,
     seed: u64,
     traced: Option<usize>,
+    background: &mut dyn Background,
 ) -> (Record, Vec<TraceEvent>) {
     let tables = workload.rates.len();
     let mut run = Run {
@@ -217,6 +249,8 @@ fn run_inner<S: Service>(
         arrivals: SeededRandom::new(mix(&[seed, 0])),
         network: SeededRandom::new(mix(&[seed, 1])),
         trace: traced.map(|client| (client, Vec::new())),
+        background,
+        timers: Timers::default(),
     };
     run.start();
     run.go();
@@ -233,6 +267,8 @@ fn run_inner<S: Service>(
 
 impl<'a, S: Service> Run<'a, S> {
     fn start(&mut self) {
+        self.background.start(&mut self.timers);
+        self.schedule_timers();
         for table in 0..self.workload.rates.len() {
             self.next_arrival(0.0, table);
         }
@@ -271,7 +307,17 @@ impl<'a, S: Service> Run<'a, S> {
                         self.queue.schedule(next, Event::Sample);
                     }
                 }
+                Event::Background(key) => self.background.fire(now, key, &mut self.timers),
             }
+            self.background.after_event(now, &mut self.timers);
+            self.schedule_timers();
+        }
+    }
+
+    /// Puts the timers the background set on the queue.
+    fn schedule_timers(&mut self) {
+        for (at, key) in self.timers.drain() {
+            self.queue.schedule(at, Event::Background(key));
         }
     }
 
@@ -329,6 +375,7 @@ impl<'a, S: Service> Run<'a, S> {
             table,
             arrived: now,
             token: None,
+            sent: 0,
             done: false,
         });
         if let Some(bin) = self.timeline.at(table, now) {
@@ -374,8 +421,12 @@ impl<'a, S: Service> Run<'a, S> {
         self.requests[request].token = token;
         match permit {
             Ok(SendPermit::Granted) => {
-                if let Some(bin) = self.timeline.at(self.requests[request].table, now) {
+                let r = &mut self.requests[request];
+                let retry = r.sent > 0;
+                r.sent += 1;
+                if let Some(bin) = self.timeline.at(r.table, now) {
                     bin.attempts += 1;
+                    bin.retries += u64::from(retry);
                 }
                 self.note(request, None);
                 let at = now + self.latency();

@@ -13,6 +13,9 @@ pub struct Bin {
     pub arrivals: u64,
     /// Attempts sent (first attempts and retries).
     pub attempts: u64,
+    /// Of [`attempts`](Self::attempts), the retries (a logical request's
+    /// second attempt and later).
+    pub retries: u64,
     /// Attempts that succeeded, counted when the client got the answer: each
     /// is one logical request done (goodput).
     pub successes: u64,
@@ -38,6 +41,7 @@ impl AddAssign<&Bin> for Bin {
     fn add_assign(&mut self, other: &Bin) {
         self.arrivals += other.arrivals;
         self.attempts += other.attempts;
+        self.retries += other.retries;
         self.successes += other.successes;
         self.throttled += other.throttled;
         self.failed += other.failed;

@@ -111,11 +111,37 @@ impl OutageParams {
     pub fn end(&self) -> f64 {
         self.recovery() + self.after
     }
+
+    /// The clients' workload: `rate` logical requests per second spread
+    /// over `clients` clients, arriving until the end, 1 s bins.
+    #[must_use]
+    pub fn workload(&self) -> Workload {
+        Workload {
+            clients: self.clients,
+            rates: vec![self.rate],
+            arrivals_until: self.end(),
+            end: self.end(),
+            budget: None,
+            latency: self.latency,
+            bin: 1.0,
+        }
+    }
+
+    /// The service: down during the outage, then capacity-limited.
+    #[must_use]
+    pub fn service(&self) -> OutageService {
+        OutageService {
+            down: (self.outage_start, self.recovery()),
+            answer: self.outage_answer,
+            capacity: ServerCapacity::new(self.capacity, self.burst, self.reject_cost),
+        }
+    }
 }
 
-/// The service: down during the outage, then capacity-limited.
+/// The service: down during the outage, then capacity-limited
+/// ([`OutageParams::service`]).
 #[derive(Debug, Clone)]
-struct OutageService {
+pub struct OutageService {
     down: (f64, f64),
     answer: Answer,
     capacity: ServerCapacity,
@@ -185,20 +211,8 @@ pub fn run_strategy(params: &OutageParams, strategy: OutageStrategy, seed: u64) 
             mix(&[seed, 2, strategy as u64, client as u64]),
         )
     });
-    let workload = Workload {
-        clients: params.clients,
-        rates: vec![params.rate],
-        arrivals_until: params.end(),
-        end: params.end(),
-        budget: None,
-        latency: params.latency,
-        bin: 1.0,
-    };
-    let mut service = OutageService {
-        down: (params.outage_start, params.recovery()),
-        answer: params.outage_answer,
-        capacity: ServerCapacity::new(params.capacity, params.burst, params.reject_cost),
-    };
+    let workload = params.workload();
+    let mut service = params.service();
     let (record, trace) = driver::run_traced(
         &workload,
         &fleet,
@@ -230,7 +244,9 @@ pub fn run_experiment(params: &OutageParams, seed: u64, progress: impl Fn()) -> 
         .collect()
 }
 
-fn ratio(numerator: u64, denominator: u64) -> f64 {
+/// `numerator / denominator`, 0 when the denominator is.
+#[must_use]
+pub fn ratio(numerator: u64, denominator: u64) -> f64 {
     if denominator == 0 {
         0.0
     } else {

@@ -3,6 +3,7 @@
 //! [`series`].
 
 pub mod capacity;
+pub mod fleet;
 mod occ;
 pub mod outage;
 pub mod series;

@@ -2,6 +2,7 @@
 //! formatting they share is here.
 
 pub mod capacity;
+pub mod fleet;
 mod occ;
 pub mod outage;
 
