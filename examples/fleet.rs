@@ -23,7 +23,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .connect_timeout(Duration::from_millis(500))
         .build()?; // 500 tokens for the whole fleet
     let quota = FleetQuota::connect(&url, config.clone()).await?;
-    let standard = StandardRetryStrategy::builder().quota(quota.retry_quota().clone()).build();
+    let standard = StandardRetryStrategy::builder()
+        .quota(quota.retry_quota().clone())
+        .build();
     let strategy = AdaptiveRetryStrategy::builder(standard).build();
     let limiter = FleetLimiter::connect(&url, config, Arc::new(strategy.clone())).await?;
     let retry = Retry::new(&strategy).sleeper(|delay| tokio::time::sleep(delay / 100));
@@ -34,7 +36,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .run_async_classified(
                 |attempt| async move {
                     // A flaky service: the first attempt of every other request fails.
-                    if request % 2 == 0 && attempt == 1 { Err("unavailable") } else { Ok(()) }
+                    if request % 2 == 0 && attempt == 1 {
+                        Err("unavailable")
+                    } else {
+                        Ok(())
+                    }
                 },
                 |_| Classified::retryable(),
             )

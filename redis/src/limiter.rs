@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use rebound_runtime::rate_limiter::{CubicShape, RateControl};
 use tokio::sync::Notify;
@@ -26,8 +27,10 @@ const MIN_RATE: f64 = 0.5;
 /// fleet's state back. Until the fleet's first throttle that is all, and the process's limiter
 /// stays off. From then on the fleet's rate follows CUBIC, cut once per event from what the
 /// fleet measured when a throttle was reported, and each process's limiter is held under its
-/// share ([`member_ceiling`]). A throttle seen by one process so lowers every process's send
-/// rate within two refresh periods, less than one lease TTL. Requests never wait for the
+/// share ([`member_ceiling`]). A throttle seen here is told to the store within a quarter of a
+/// refresh period (the task reads the limiter four times a period), and every other process
+/// hears of it at its next exchange: every process's send rate is lowered within one and a
+/// quarter refresh periods, less than one lease TTL. Requests never wait for the
 /// store: sends and responses go to the process's own limiter only.
 ///
 /// When the store fails, the ceiling is lifted (each process is back on its own limiter: local
@@ -161,18 +164,27 @@ struct Sharer {
 impl Sharer {
     async fn run(mut self) {
         let period = self.client.config().refresh_period();
+        // The limiter is read four times a period, so that a throttle here reaches the store
+        // within a quarter period rather than at the next exchange.
+        let tick = (period / 4).max(Duration::from_millis(1));
+        let mut wait = Duration::ZERO;
         loop {
-            let result = self.share().await;
-            if result.is_err() {
-                // Local limits: the process's own limiter alone.
-                self.set_ceiling(None);
+            let new_throttles = self.control.reading().throttles > self.reported_throttles;
+            if wait.is_zero() || new_throttles {
+                let result = self.share().await;
+                if result.is_err() {
+                    // Local limits: the process's own limiter alone.
+                    self.set_ceiling(None);
+                }
+                wait = self.health.after(result, &self.local, period);
             }
-            let wait = self.health.after(result, &self.local, period);
+            let nap = tick.min(wait);
             tokio::select! {
                 biased;
                 () = self.stop.notified() => break,
-                () = tokio::time::sleep(wait) => {}
+                () = tokio::time::sleep(nap) => {}
             }
+            wait = wait.saturating_sub(nap);
         }
         // Out of the fleet: the process's own limiter alone.
         self.set_ceiling(None);
