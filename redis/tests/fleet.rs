@@ -29,10 +29,19 @@ impl Model {
         self.held.values().sum()
     }
 
+    /// The capacity split evenly between the live leases.
+    fn fair_share(&self) -> u64 {
+        self.capacity / self.held.len().max(1) as u64
+    }
+
     fn lease(&mut self, id: &str, want: u32) -> LeaseGrant {
-        let granted = u64::from(want).min(self.available);
+        self.held.entry(id.to_owned()).or_insert(0);
+        let share = self.fair_share();
+        let held = self.held.get_mut(id).unwrap();
+        let granted = u64::from(want)
+            .min(self.available)
+            .min(share.saturating_sub(*held));
         self.available -= granted;
-        let held = self.held.entry(id.to_owned()).or_insert(0);
         *held += granted;
         LeaseGrant {
             granted: u32::try_from(granted).unwrap(),
@@ -42,11 +51,14 @@ impl Model {
     }
 
     fn report(&mut self, id: &str, keep: u32, refunds: u32) -> Option<ReportAck> {
+        let share = self.fair_share();
         let held = self.held.get_mut(id)?;
-        *held = (*held).min(u64::from(keep));
+        let kept = (*held).min(u64::from(keep));
+        let returned = kept.saturating_sub(share);
+        *held = kept - returned;
         let held = *held;
         let room = self.capacity - self.held_total();
-        self.available = (self.available + u64::from(refunds)).min(room);
+        self.available = (self.available + returned + u64::from(refunds)).min(room);
         Some(ReportAck {
             held: u32::try_from(held).unwrap(),
             available: u32::try_from(self.available).unwrap(),
@@ -134,6 +146,39 @@ async fn random_calls_follow_the_arithmetic_and_keep_the_invariant() {
         assert_eq!(snapshot.available, Some(model.available), "{context}");
         assert_eq!(snapshot.held, model.held, "{context}");
     }
+}
+
+/// More processes than the capacity has leases for (100 leases of 25 on 500 tokens): the first
+/// twenty take everything, but each report trims a lease to its fair share (500 / 100 = 5) and
+/// the next lease hands those tokens to the others, so no process is left without a retry.
+#[tokio::test]
+async fn crowded_fleets_share_the_capacity_fairly() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let base = client(&server, "crowded", |b| {
+        b.capacity(500).lease_ttl(Duration::from_secs(60))
+    })
+    .await;
+    let clients: Vec<FleetQuotaClient> = (1..=100)
+        .map(|i| base.clone().with_lease_id(LeaseId::from_u64(i)))
+        .collect();
+    let mut first = Vec::new();
+    for client in &clients {
+        first.push(client.lease(25).await.unwrap().held);
+    }
+    assert!(first[..19].iter().all(|&held| held == 25), "{first:?}");
+    assert!(first[25..].iter().all(|&held| held == 0), "{first:?}");
+    for (client, held) in clients.iter().zip(&first) {
+        client.report(*held, 0).await.unwrap();
+    }
+    for client in &clients {
+        let grant = client.lease(25).await.unwrap();
+        assert_eq!(grant.held, 5, "{grant:?}");
+    }
+    let snapshot = server.snapshot("crowded");
+    snapshot.assert_conserved("after sharing");
+    assert_eq!(snapshot.available, Some(0));
 }
 
 /// 2. Refunds never fill the pool beyond what the leases leave: `capacity - sum(held)`.

@@ -1,5 +1,5 @@
 -- lease(capacity, id, want, ttl_ms): the lease `id` now expires ttl_ms from now and takes
--- min(want, available) more tokens. Creates the pool like init when it does not exist.
+-- min(want, available) more tokens, never growing beyond its fair share. Creates the pool like init when it does not exist.
 -- Reply: OK granted held available.
 local capacity, bad = count_arg(1)
 if bad then return bad end
@@ -15,12 +15,12 @@ if refused then return refused end
 local now = now_ms()
 reclaim_expired(p, now)
 lease_alive(p, id, now)
+redis.call('ZADD', leases, now + ttl, id)
 local tokens = count(redis.call('HGET', held, id)) or 0
-local granted = math.min(want, p.available)
+local granted = math.max(math.min(want, p.available, fair_share(p) - tokens), 0)
 p.available = p.available - granted
 p.held_total = p.held_total + granted
 tokens = tokens + granted
 redis.call('HSET', held, id, tokens)
-redis.call('ZADD', leases, now + ttl, id)
 save_pool(p)
 return {'OK', granted, tokens, p.available}

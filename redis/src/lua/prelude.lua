@@ -120,6 +120,14 @@ local function lease_alive(p, id, now)
   return true
 end
 
+-- A lease's fair share: the capacity split evenly between the live leases (this one counted).
+-- No lease grows beyond it, and a report trims one above it, so that a fleet with more
+-- processes than the capacity has leases' worth of tokens still gives each process a part.
+local function fair_share(p)
+  local live = math.max(redis.call('ZCARD', leases), 1)
+  return math.floor(p.capacity / live)
+end
+
 -- The pool, created full with `capacity` when it does not exist; or nil and the reply that
 -- ends the script (a key of another type, a corrupt pool, another capacity).
 local function open_pool(capacity)
