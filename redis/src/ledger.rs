@@ -132,14 +132,19 @@ impl Ledger {
         self.pending.swap(0, Ordering::AcqRel)
     }
 
-    /// The store now holds `held` for this lease: the balance is capped at it, and what the
-    /// balance had beyond it (refunds restored since the report was sent, for tokens the store
-    /// has now counted as spent) becomes pending refunds. Returns the balance.
-    pub(crate) fn set_held(&self, held: u32) -> u32 {
-        let before = self.update(|_, balance| (held, balance.min(held)));
-        let (_, balance) = unpack(before);
+    /// A report that said `keep` was answered: the store now holds `held` for this lease
+    /// (`keep`, or fewer when it trimmed the lease to its fair share or knew of fewer). The
+    /// balance loses the difference — those tokens are the pool's again, and what the process
+    /// spent since the report came out of what it kept — and is capped at `held`; what it had
+    /// beyond (refunds restored since the report was sent, for tokens the store has now counted
+    /// as spent) becomes pending refunds. Returns the balance.
+    pub(crate) fn settle(&self, keep: u32, held: u32) -> u32 {
+        let given_back = keep.saturating_sub(held);
+        let after = |balance: u32| balance.saturating_sub(given_back).min(held);
+        let before = self.update(|_, balance| (held, after(balance)));
+        let balance = unpack(before).1.saturating_sub(given_back);
         self.add_pending(balance.saturating_sub(held));
-        balance.min(held)
+        after(unpack(before).1)
     }
 
     /// A grant: the store added `granted` tokens and the lease now holds `held`. The balance
@@ -229,7 +234,7 @@ mod tests {
         ledger.grant(25, 25);
         ledger.try_acquire(15).unwrap(); // balance 10: the report says keep 10
         ledger.release(5); // meanwhile a success restores 5: balance 15
-        assert_eq!(ledger.set_held(10), 10, "the store holds 10 now");
+        assert_eq!(ledger.settle(10, 10), 10, "the store holds 10 now");
         assert_eq!(ledger.load(), (10, 10));
         assert_eq!(ledger.pending(), 5, "the restored 5 go to the pool instead");
         // A grant of 15 on top.
@@ -242,6 +247,26 @@ mod tests {
         assert_eq!(ledger.load(), (0, 0));
         assert_eq!(ledger.pending(), 0);
         assert_eq!(ledger.try_acquire(1), Err(0));
+    }
+
+    /// A report that kept 20 answered with 8 (trimmed to a fair share): the 12 given back leave
+    /// the balance, including when some of the 20 were spent while the report was under way.
+    #[test]
+    fn tokens_given_back_leave_the_balance() {
+        let ledger = Ledger::new(100);
+        ledger.grant(25, 25);
+        ledger.try_acquire(5).unwrap(); // the report says keep 20
+        ledger.try_acquire(5).unwrap(); // meanwhile a retry: balance 15
+        assert_eq!(ledger.settle(20, 8), 3, "8 held, 5 of them spent");
+        assert_eq!(ledger.load(), (8, 3));
+        ledger.try_acquire(3).unwrap();
+        assert_eq!(ledger.settle(0, 0), 0);
+        // Spending beyond what the store left: the balance stops at zero.
+        ledger.grant(10, 10);
+        ledger.try_acquire(10).unwrap();
+        assert_eq!(ledger.settle(10, 4), 0);
+        assert_eq!(ledger.load(), (4, 0));
+        assert_eq!(ledger.pending(), 0);
     }
 
     /// 8 threads acquire and refund at random on one lease: the balance never exceeds held

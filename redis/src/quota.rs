@@ -408,7 +408,7 @@ impl Refresher {
             let (_, keep) = ledger.load();
             match self.client.report(keep, refunds).await {
                 Ok(ack) => {
-                    ledger.set_held(ack.held);
+                    ledger.settle(keep, ack.held);
                 }
                 Err(FleetError::LeaseLost) => {
                     // The lease lapsed: its tokens are back in the pool, the balance is void.
@@ -419,7 +419,7 @@ impl Refresher {
                     // The outcome is unknown: the store may hold only `keep` now. The refunds
                     // are dropped rather than sent twice.
                     let (held, _) = ledger.load();
-                    ledger.set_held(held.min(keep));
+                    ledger.settle(keep, held.min(keep));
                     return Err(err);
                 }
             }

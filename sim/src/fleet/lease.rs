@@ -76,14 +76,16 @@ impl Lease {
         std::mem::take(&mut self.lock().pending)
     }
 
-    /// The store now holds `held` for this lease (`Ledger::set_held`): the
-    /// balance is capped at it, and what it had beyond it becomes pending
-    /// refunds (the store counted those tokens as spent).
-    pub fn set_held(&self, held: u32) {
+    /// A report that said `keep` was answered with `held` (`Ledger::settle`):
+    /// the balance loses what the store took back (`keep - held`), is capped
+    /// at `held`, and what it had beyond becomes pending refunds (the store
+    /// counted those tokens as spent).
+    pub fn settle(&self, keep: u32, held: u32) {
         let mut counts = self.lock();
-        let excess = counts.balance.saturating_sub(held);
+        let balance = counts.balance.saturating_sub(keep.saturating_sub(held));
+        let excess = balance.saturating_sub(held);
         counts.held = held;
-        counts.balance = counts.balance.min(held);
+        counts.balance = balance.min(held);
         add_pending(&mut counts, excess, self.capacity);
     }
 
@@ -167,7 +169,7 @@ mod tests {
         // A report keeps 10 while a success restores 5: the 5 become pending.
         lease.try_acquire(15).ok();
         lease.release(5);
-        lease.set_held(10);
+        lease.settle(10, 10);
         let counts = lease.counts();
         assert_eq!((counts.held, counts.balance, counts.pending), (10, 10, 5));
         lease.grant(15, 25);

@@ -8,7 +8,7 @@
 //! it, as tokio's `Notify` keeps the permit). A refresh is
 //!
 //! 1. `report(keep = balance, refunds = pending)`, when the process has a
-//!    lease; the reply sets `held` (`Ledger::set_held`);
+//!    lease; the reply settles `held` (`Ledger::settle`);
 //! 2. `lease(want = lease_size - held)`, when that is more than 0 or the
 //!    process has no lease yet; the reply adds the grant (`Ledger::grant`).
 //!
@@ -239,7 +239,7 @@ impl Background for Refreshers {
             }
             REPORT_REPLY => {
                 let process = &self.processes[index];
-                process.lease.set_held(process.held);
+                process.lease.settle(process.report.0, process.held);
                 self.top_up(timers, now, index);
             }
             LEASE_AT_STORE => {
