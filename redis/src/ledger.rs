@@ -6,7 +6,7 @@
 //! `balance <= held` in one compare-and-swap. Refunds that do not fit under `held` wait in
 //! `pending` for the next report.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 const fn pack(held: u32, balance: u32) -> u64 {
     ((held as u64) << 32) | balance as u64
@@ -44,6 +44,10 @@ pub(crate) struct Ledger {
     pending: AtomicU32,
     /// The most refunds that wait: more could never fit in the pool.
     pending_cap: u32,
+    /// Whether the last report found the fleet's pool full (no token spent anywhere, as far as
+    /// the store knew): then a refund beyond the balance has nothing to refill and is dropped,
+    /// as a full local quota drops it.
+    pool_full: AtomicBool,
 }
 
 impl Ledger {
@@ -53,6 +57,7 @@ impl Ledger {
             word: AtomicU64::new(0),
             pending: AtomicU32::new(0),
             pending_cap,
+            pool_full: AtomicBool::new(false),
         }
     }
 
@@ -90,7 +95,8 @@ impl Ledger {
     }
 
     /// A success's refund of `amount`: first back into the balance, up to `held`; the rest
-    /// waits for the next report (up to the pending cap; beyond it, refunds are dropped).
+    /// waits for the next report (up to the pending cap; beyond it, refunds are dropped), unless
+    /// the last report found the pool full: then the rest is dropped.
     pub(crate) fn release(&self, amount: u32) -> Refunded {
         if amount == 0 {
             return Refunded::default();
@@ -107,8 +113,17 @@ impl Ledger {
             }
             Err(_full) => 0,
         };
-        let pending = self.add_pending(amount - restored);
+        let pending = if self.pool_full.load(Ordering::Acquire) {
+            0
+        } else {
+            self.add_pending(amount - restored)
+        };
         Refunded { restored, pending }
+    }
+
+    /// Whether the last report found the pool full (see [`release`](Self::release)).
+    pub(crate) fn set_pool_full(&self, full: bool) {
+        self.pool_full.store(full, Ordering::Release);
     }
 
     /// Adds up to `amount` to the pending refunds, never above the cap; returns what was added.
@@ -267,6 +282,26 @@ mod tests {
         assert_eq!(ledger.settle(10, 4), 0);
         assert_eq!(ledger.load(), (4, 0));
         assert_eq!(ledger.pending(), 0);
+    }
+
+    /// While the last report found the pool full, refunds beyond the balance are dropped; the
+    /// balance is still restored.
+    #[test]
+    fn a_full_pool_drops_refunds_it_could_not_use() {
+        let ledger = Ledger::new(100);
+        ledger.grant(25, 25);
+        ledger.set_pool_full(true);
+        assert_eq!(ledger.release(3), Refunded::default());
+        ledger.try_acquire(5).unwrap();
+        assert_eq!(
+            ledger.release(8),
+            Refunded {
+                restored: 5,
+                pending: 0
+            }
+        );
+        ledger.set_pool_full(false);
+        assert_eq!(ledger.release(3).pending, 3);
     }
 
     /// 8 threads acquire and refund at random on one lease: the balance never exceeds held

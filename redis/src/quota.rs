@@ -409,6 +409,8 @@ impl Refresher {
             match self.client.report(keep, refunds).await {
                 Ok(ack) => {
                     ledger.settle(keep, ack.held);
+                    let pool = u64::from(ack.available) + u64::from(ack.held_total);
+                    ledger.set_pool_full(pool >= u64::from(self.client.config().capacity()));
                 }
                 Err(FleetError::LeaseLost) => {
                     // The lease lapsed: its tokens are back in the pool, the balance is void.

@@ -40,6 +40,10 @@ pub struct ReportAck {
     pub held: u32,
     /// The tokens in the pool after the refunds.
     pub available: u32,
+    /// The tokens all live leases hold together, this one's included: when `available +
+    /// held_total` is the capacity, no token of the fleet is spent as far as the store knows,
+    /// so a refund has nothing to refill.
+    pub held_total: u32,
 }
 
 /// The answer to [`release`](crate::FleetQuotaClient::release).
@@ -369,22 +373,31 @@ pub fn limiter(
     })
 }
 
-/// `report`'s reply: `OK held available`, or `LOST`.
+/// `report`'s reply: `OK held available held_total`, or `LOST`.
 pub fn report(value: &Value, configured: u32, keep: u32) -> Result<ReportAck, FleetError> {
-    let status = status(value, 2)?;
+    let status = status(value, 3)?;
     if let Status::Mismatch(_) = status {
         return Err(unexpected("MISMATCH"));
     }
-    let [held, available] = ok_counts(status, configured)?;
+    let [held, available, held_total] = ok_counts(status, configured)?;
     if held > keep {
         return Err(inconsistent(format!("holding {held} after keeping {keep}")));
     }
-    if u64::from(held) + u64::from(available) > u64::from(configured) {
+    if held > held_total {
         return Err(inconsistent(format!(
-            "held {held} + available {available} exceeds capacity {configured}"
+            "holding {held} of all leases' {held_total}"
         )));
     }
-    Ok(ReportAck { held, available })
+    if u64::from(held_total) + u64::from(available) > u64::from(configured) {
+        return Err(inconsistent(format!(
+            "held {held_total} + available {available} exceeds capacity {configured}"
+        )));
+    }
+    Ok(ReportAck {
+        held,
+        available,
+        held_total,
+    })
 }
 
 /// `release`'s reply: `OK returned available`, or `LOST`.
@@ -448,10 +461,11 @@ mod tests {
             }
         );
         assert_eq!(
-            report(&ok(&[10, 490]), 500, 10).unwrap(),
+            report(&ok(&[10, 480, 20]), 500, 10).unwrap(),
             ReportAck {
                 held: 10,
-                available: 490
+                available: 480,
+                held_total: 20
             }
         );
         assert_eq!(
@@ -568,7 +582,7 @@ mod tests {
             );
         }
         assert!(matches!(
-            reply_error(report(&ok(&[1, 2, 3]), 5, 1)),
+            reply_error(report(&ok(&[1, 2, 3, 4]), 5, 1)),
             ReplyError::Arity { .. }
         ));
         let lost = Value::Array(vec![bulk("LOST"), Value::Int(0)]);
@@ -608,7 +622,7 @@ mod tests {
             Value::Boolean(true),
             Value::Array(vec![Value::Int(5)]),
         ] {
-            let value = Value::Array(vec![bulk("OK"), bad.clone(), Value::Int(0)]);
+            let value = Value::Array(vec![bulk("OK"), bad.clone(), Value::Int(0), Value::Int(5)]);
             assert!(
                 matches!(
                     reply_error(report(&value, 5, 5)),
@@ -660,11 +674,16 @@ mod tests {
         ));
         // report: never more than kept.
         assert!(matches!(
-            reply_error(report(&ok(&[11, 0]), 500, 10)),
+            reply_error(report(&ok(&[11, 0, 11]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         assert!(matches!(
-            reply_error(report(&ok(&[10, 491]), 500, 10)),
+            reply_error(report(&ok(&[10, 491, 10]), 500, 10)),
+            ReplyError::Inconsistent(_)
+        ));
+        // report: this lease's tokens are part of all leases'.
+        assert!(matches!(
+            reply_error(report(&ok(&[10, 0, 9]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         // release: never more than kept, never above capacity.

@@ -62,6 +62,7 @@ impl Model {
         Some(ReportAck {
             held: u32::try_from(held).unwrap(),
             available: u32::try_from(self.available).unwrap(),
+            held_total: u32::try_from(self.held_total()).unwrap(),
         })
     }
 
@@ -198,7 +199,8 @@ async fn refunds_never_fill_the_pool_beyond_what_leases_leave() {
         ack,
         ReportAck {
             held: 30,
-            available: 50
+            available: 50,
+            held_total: 50
         }
     );
     // `a` spent 10 on retries: now refunds fill the pool up to 100 - 20 - 20 = 60, not beyond.
@@ -207,7 +209,8 @@ async fn refunds_never_fill_the_pool_beyond_what_leases_leave() {
         ack,
         ReportAck {
             held: 20,
-            available: 57
+            available: 57,
+            held_total: 40
         }
     );
     let ack = a.report(20, u32::MAX).await.unwrap();
@@ -215,7 +218,8 @@ async fn refunds_never_fill_the_pool_beyond_what_leases_leave() {
         ack,
         ReportAck {
             held: 20,
-            available: 60
+            available: 60,
+            held_total: 40
         }
     );
     server.snapshot(fleet).assert_conserved("after the refunds");

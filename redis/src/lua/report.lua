@@ -2,7 +2,7 @@
 -- spent on retries) and earned `refunds` from successes; its expiry moves to ttl_ms from now.
 -- A lease never grows here: keep is capped at what it holds. A lease above its fair share gives
 -- the tokens above it back to the pool. Refunds fill the pool up to what the leases leave room
--- for, never beyond. Reply: OK held available, or LOST.
+-- for, never beyond. Reply: OK held available held_total, or LOST.
 local id = ARGV[1]
 if id == nil or id == '' then return {'BADARG', 1} end
 local keep, bad = count_arg(2)
@@ -21,4 +21,4 @@ p.available = math.max(math.min(p.available + returned + refunds, p.capacity - p
 redis.call('HSET', held, id, kept)
 redis.call('ZADD', leases, now + ttl, id)
 save_pool(p)
-return {'OK', kept, p.available}
+return {'OK', kept, p.available, p.held_total}

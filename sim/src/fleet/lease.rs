@@ -39,6 +39,8 @@ pub struct Lease {
     /// Set when an acquisition crosses below the low-water mark; taken by
     /// the refresher.
     wake: AtomicBool,
+    /// Whether the last report found the pool full (`Ledger`'s `pool_full`).
+    pool_full: AtomicBool,
     low_water: u32,
     capacity: u32,
 }
@@ -51,9 +53,15 @@ impl Lease {
         Self {
             counts: Mutex::new(LeaseCounts::default()),
             wake: AtomicBool::new(false),
+            pool_full: AtomicBool::new(false),
             low_water,
             capacity,
         }
+    }
+
+    /// Whether the last report found the pool full (`Ledger::set_pool_full`).
+    pub fn set_pool_full(&self, full: bool) {
+        self.pool_full.store(full, Ordering::Release);
     }
 
     fn lock(&self) -> MutexGuard<'_, LeaseCounts> {
@@ -132,6 +140,9 @@ impl QuotaStore for Lease {
         let restored = amount.min(counts.held.saturating_sub(counts.balance));
         counts.balance += restored;
         counts.restored += u64::from(restored);
+        if self.pool_full.load(Ordering::Acquire) {
+            return restored;
+        }
         restored + add_pending(&mut counts, amount - restored, self.capacity)
     }
 

@@ -33,9 +33,11 @@ struct Process {
     busy: bool,
     /// When the periodic refresh is due, while idle.
     due: f64,
-    /// The report under way: `(keep, refunds)`; then the reply's `held`.
+    /// The report under way: `(keep, refunds)`; then the reply's `held`, and
+    /// whether the pool was full after it.
     report: (u32, u32),
     held: u32,
+    pool_full: bool,
     /// The lease call under way: `want`; then the reply's grant.
     want: u32,
     granted: (u32, u32),
@@ -103,6 +105,7 @@ impl Refreshers {
                 due: starts.get(i).copied().unwrap_or(0.0),
                 report: (0, 0),
                 held: 0,
+                pool_full: false,
                 want: 0,
                 granted: (0, 0),
             })
@@ -235,11 +238,14 @@ impl Background for Refreshers {
             REPORT_AT_STORE => {
                 let (keep, refunds) = self.processes[index].report;
                 self.processes[index].held = self.pool.report(index, keep, refunds);
+                self.processes[index].pool_full =
+                    self.pool.available() + self.pool.held_total() >= self.pool.capacity();
                 self.half_trip(timers, now, index, REPORT_REPLY);
             }
             REPORT_REPLY => {
                 let process = &self.processes[index];
                 process.lease.settle(process.report.0, process.held);
+                process.lease.set_pool_full(process.pool_full);
                 self.top_up(timers, now, index);
             }
             LEASE_AT_STORE => {
