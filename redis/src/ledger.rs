@@ -46,7 +46,8 @@ pub(crate) struct Ledger {
     pending_cap: u32,
     /// Whether the last report found the fleet's pool full (no token spent anywhere, as far as
     /// the store knew): then a refund beyond the balance has nothing to refill and is dropped,
-    /// as a full local quota drops it.
+    /// as a full local quota drops it. Taken as full until the first report says otherwise: a
+    /// process that just joined has no refunds of its own to give.
     pool_full: AtomicBool,
 }
 
@@ -57,7 +58,7 @@ impl Ledger {
             word: AtomicU64::new(0),
             pending: AtomicU32::new(0),
             pending_cap,
-            pool_full: AtomicBool::new(false),
+            pool_full: AtomicBool::new(true),
         }
     }
 
@@ -200,6 +201,7 @@ mod tests {
     #[test]
     fn acquire_and_release_stay_within_held() {
         let ledger = Ledger::new(100);
+        ledger.set_pool_full(false);
         assert_eq!(ledger.try_acquire(5), Err(0), "no lease yet");
         assert_eq!(ledger.try_acquire(0).map(|a| a.after), Ok(0));
         assert_eq!(ledger.grant(25, 25), 25);
@@ -237,6 +239,7 @@ mod tests {
     #[test]
     fn pending_refunds_stop_at_the_cap() {
         let ledger = Ledger::new(10);
+        ledger.set_pool_full(false);
         assert_eq!(ledger.release(7).pending, 7);
         assert_eq!(ledger.release(7).pending, 3);
         assert_eq!(ledger.release(u32::MAX).pending, 0);
@@ -246,6 +249,7 @@ mod tests {
     #[test]
     fn reports_cap_the_balance_and_keep_the_excess_as_refunds() {
         let ledger = Ledger::new(100);
+        ledger.set_pool_full(false);
         ledger.grant(25, 25);
         ledger.try_acquire(15).unwrap(); // balance 10: the report says keep 10
         ledger.release(5); // meanwhile a success restores 5: balance 15
@@ -290,7 +294,6 @@ mod tests {
     fn a_full_pool_drops_refunds_it_could_not_use() {
         let ledger = Ledger::new(100);
         ledger.grant(25, 25);
-        ledger.set_pool_full(true);
         assert_eq!(ledger.release(3), Refunded::default());
         ledger.try_acquire(5).unwrap();
         assert_eq!(
@@ -310,6 +313,7 @@ mod tests {
     fn concurrent_acquire_and_release_conserve_tokens() {
         const HELD: u32 = 200;
         let ledger = Arc::new(Ledger::new(u32::MAX));
+        ledger.set_pool_full(false);
         ledger.grant(HELD, HELD);
         let threads: Vec<_> = (0..8u64)
             .map(|t| {

@@ -53,7 +53,7 @@ impl Lease {
         Self {
             counts: Mutex::new(LeaseCounts::default()),
             wake: AtomicBool::new(false),
-            pool_full: AtomicBool::new(false),
+            pool_full: AtomicBool::new(true),
             low_water,
             capacity,
         }
@@ -163,6 +163,7 @@ mod tests {
     #[test]
     fn behaves_as_the_ledger() {
         let lease = Lease::new(100, 13);
+        lease.set_pool_full(false);
         assert_eq!(lease.try_acquire(5), Err(0), "no lease yet");
         assert_eq!(lease.try_acquire(0), Ok(()));
         lease.grant(25, 25);
@@ -192,6 +193,7 @@ mod tests {
     #[test]
     fn pending_refunds_stop_at_the_capacity() {
         let lease = Lease::new(10, 1);
+        lease.set_pool_full(false);
         assert_eq!(lease.release(7), 7);
         assert_eq!(lease.release(7), 3);
         assert_eq!(lease.release(u32::MAX), 0);
