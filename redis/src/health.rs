@@ -1,6 +1,6 @@
-//! [`StoreHealth`]: whether a fleet's background task reaches the store — the switch between
-//! the fleet's limits and local ones, its log events and listener calls, and the wait before
-//! the next call.
+//! Whether a process's limits come from its fleet's store or are local: [`FleetState`], the
+//! [`FleetListener`] that hears the switch, and `StoreHealth`, which makes it for a background
+//! task after each call to the store (with its log events and the wait before the next call).
 
 use std::error::Error as _;
 use std::fmt::Write as _;
@@ -9,7 +9,42 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::error::FleetError;
-use crate::quota::{FleetListener, FleetState, FleetStateChange};
+
+/// Where a fleet's limits come from: the fleet's store, or local ones while it fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FleetState {
+    /// From the fleet: the store answers.
+    Joined,
+    /// Local: the last call to the store failed. A [`FleetQuota`](crate::FleetQuota) draws
+    /// from its fallback bucket, a [`FleetLimiter`](crate::FleetLimiter)'s process from its own
+    /// limiter alone. The background task keeps trying, and rejoins when the store answers.
+    Local,
+}
+
+/// A [`FleetQuota`](crate::FleetQuota) or [`FleetLimiter`](crate::FleetLimiter) changed
+/// [state](FleetState): it fell back to local limits, or rejoined.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct FleetStateChange<'a> {
+    /// The fleet's name.
+    pub fleet: &'a str,
+    /// The state now.
+    pub state: FleetState,
+    /// The store's error, when it made the quota or the limiter fall back.
+    pub error: Option<&'a FleetError>,
+}
+
+/// Hears when a [`FleetQuota`](crate::FleetQuota) or a [`FleetLimiter`](crate::FleetLimiter)
+/// falls back to local limits and when it rejoins (their `start_with_listener`), for metrics
+/// and alerts. The same moments are `tracing` events (target `rebound`: `WARN` on fallback,
+/// `INFO` on rejoin).
+///
+/// Called from the background task; keep it short.
+pub trait FleetListener: Send + Sync + 'static {
+    /// The quota or the limiter changed state.
+    fn on_state_change(&self, change: &FleetStateChange<'_>);
+}
 
 /// One background task's view of the store.
 pub(crate) struct StoreHealth {

@@ -85,8 +85,9 @@ pub use config::{
     MAX_LEASE_TTL,
 };
 pub use error::FleetError;
+pub use health::{FleetListener, FleetState, FleetStateChange};
 pub use limiter::{FleetLimiter, member_ceiling};
-pub use quota::{FleetListener, FleetQuota, FleetQuotaStats, FleetState, FleetStateChange};
+pub use quota::{FleetQuota, FleetQuotaStats};
 pub use reply::{FleetRateState, LeaseGrant, PoolState, Released, ReplyError, ReportAck};
 
 /// The parsers of the store's replies, for the fuzz targets.

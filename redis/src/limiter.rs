@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use crate::client::FleetQuotaClient;
 use crate::error::FleetError;
 use crate::health::{Deaf, StoreHealth};
-use crate::quota::{FleetListener, FleetState};
+use crate::health::{FleetListener, FleetState};
 use crate::reply::FleetRateState;
 
 /// The lowest send rate a ceiling holds a process to, as the runtime's limiter's floor.

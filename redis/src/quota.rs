@@ -2,8 +2,6 @@
 //! background task that keeps the lease topped up and falls back to a local bucket while the
 //! store fails.
 
-use std::error::Error as _;
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -16,18 +14,8 @@ use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
 use rebound_runtime::{QuotaStore, RetryQuota};
 
+use crate::health::{Deaf, FleetListener, FleetState, StoreHealth};
 use crate::ledger::Ledger;
-
-/// Where a [`FleetQuota`]'s tokens come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FleetState {
-    /// From the fleet's lease: the store answers.
-    Joined,
-    /// From the local fallback bucket: the last call to the store failed. The refresher keeps
-    /// trying, and rejoins when the store answers.
-    Local,
-}
 
 /// A [`FleetQuota`]'s counts at one instant, for metrics and tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,36 +31,6 @@ pub struct FleetQuotaStats {
     pub pending_refunds: u32,
     /// The tokens left in the local fallback bucket.
     pub fallback_available: u32,
-}
-
-/// A [`FleetQuota`] changed [state](FleetState): it fell back to local limits, or rejoined.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub struct FleetStateChange<'a> {
-    /// The fleet's name.
-    pub fleet: &'a str,
-    /// The state now.
-    pub state: FleetState,
-    /// The store's error, when it made the quota fall back.
-    pub error: Option<&'a FleetError>,
-}
-
-/// Hears when a [`FleetQuota`] falls back to local limits and when it rejoins
-/// ([`FleetQuota::start_with_listener`]), for metrics and alerts. The same moments are
-/// `tracing` events (target `rebound`: `WARN` on fallback, `INFO` on rejoin).
-///
-/// Called from the background task; keep it short.
-pub trait FleetListener: Send + Sync + 'static {
-    /// The quota changed state.
-    fn on_state_change(&self, change: &FleetStateChange<'_>);
-}
-
-/// The listener of [`FleetQuota::start`]: hears nothing.
-#[derive(Debug)]
-struct Deaf;
-
-impl FleetListener for Deaf {
-    fn on_state_change(&self, _: &FleetStateChange<'_>) {}
 }
 
 /// State shared by the request path and the refresher.
@@ -193,8 +151,7 @@ impl FleetQuota {
             lease_id: client.lease_id(),
             client,
             has_lease: false,
-            backoff: Duration::ZERO,
-            listener,
+            health: StoreHealth::new("fleet quota", config.fleet(), listener),
         };
         let wait = refresher.step().await;
         let lease_id = refresher.lease_id;
@@ -327,9 +284,8 @@ struct Refresher {
     lease_id: LeaseId,
     /// Whether the store may hold a lease of ours.
     has_lease: bool,
-    /// The wait before the next attempt while the store fails.
-    backoff: Duration,
-    listener: Arc<dyn FleetListener>,
+    /// Falls back to local limits while the store fails, and rejoins.
+    health: StoreHealth,
 }
 
 impl Refresher {
@@ -351,52 +307,7 @@ impl Refresher {
     async fn step(&mut self) -> Duration {
         let period = self.client.config().refresh_period();
         let result = self.refresh().await;
-        let shared = &*self.shared;
-        match (result, shared.state()) {
-            (Ok(()), FleetState::Joined) => period,
-            (Ok(()), FleetState::Local) => {
-                shared.local.store(false, Ordering::Release);
-                self.backoff = Duration::ZERO;
-                tracing::info!(
-                    target: "rebound",
-                    fleet = self.client.config().fleet(),
-                    "fleet quota rejoined: the store answers again"
-                );
-                self.tell(FleetState::Joined, None);
-                period
-            }
-            (Err(err), FleetState::Joined) => {
-                shared.local.store(true, Ordering::Release);
-                tracing::warn!(
-                    target: "rebound",
-                    fleet = self.client.config().fleet(),
-                    error = %chain(&err),
-                    fallback_capacity = self.client.config().fallback_capacity(),
-                    "fleet quota store failed: falling back to local limits"
-                );
-                self.tell(FleetState::Local, Some(&err));
-                self.backoff = (period / 8).max(Duration::from_millis(1));
-                self.backoff
-            }
-            (Err(err), FleetState::Local) => {
-                tracing::debug!(
-                    target: "rebound",
-                    fleet = self.client.config().fleet(),
-                    error = %chain(&err),
-                    "fleet quota store still failing"
-                );
-                self.backoff = (self.backoff * 2).min(period);
-                self.backoff
-            }
-        }
-    }
-
-    fn tell(&self, state: FleetState, error: Option<&FleetError>) {
-        self.listener.on_state_change(&FleetStateChange {
-            fleet: self.client.config().fleet(),
-            state,
-            error,
-        });
+        self.health.after(result, &self.shared.local, period)
     }
 
     /// Reports the balance and the pending refunds, then leases what the balance lacks of a
@@ -456,15 +367,4 @@ impl Refresher {
         }
         ledger.void();
     }
-}
-
-/// An error and its sources, `: `-separated, for a log line.
-fn chain(err: &FleetError) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let _ = write!(text, ": {cause}");
-        source = cause.source();
-    }
-    text
 }
