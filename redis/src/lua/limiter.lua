@@ -14,44 +14,26 @@
 -- Reply: OK cuts w_max since_cut_ms sum members, or WRONGTYPE key type, CORRUPT what, BADARG
 -- position. Every number in it is a whole number from 0 to 2^32 - 1.
 
-if redis.replicate_commands then
-  redis.replicate_commands()
-end
-
+-- After the prelude (its `count`, `count_arg`, `now_ms` and `wrong_type`, which checks these
+-- three keys' types: a hash, a sorted set and a hash, as the quota's).
 local limiter, members, rates = KEYS[1], KEYS[2], KEYS[3]
-local RECLAIM_LIMIT = 100
 local MAX_RATE = 1000000000 -- a million requests per second, in milli-requests
 local U32_MAX = 4294967295
 
-local function count(value)
-  local n = tonumber(value)
-  if n == nil or n < 0 or n ~= math.floor(n) then
-    return nil
-  end
-  return n
-end
-
 local id = ARGV[1]
 if id == nil or id == '' then return {'BADARG', 1} end
-local rate = count(ARGV[2])
-if rate == nil or rate > MAX_RATE then return {'BADARG', 2} end
-local throttles = count(ARGV[3])
-if throttles == nil then return {'BADARG', 3} end
-local ttl = count(ARGV[4])
-if ttl == nil then return {'BADARG', 4} end
-local window = count(ARGV[5])
-if window == nil then return {'BADARG', 5} end
-
-local expected = {{limiter, 'hash'}, {members, 'zset'}, {rates, 'hash'}}
-for _, pair in ipairs(expected) do
-  local found = redis.call('TYPE', pair[1]).ok
-  if found ~= 'none' and found ~= pair[2] then
-    return {'WRONGTYPE', pair[1], found}
-  end
-end
-
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local rate, bad = count_arg(2)
+if bad then return bad end
+if rate > MAX_RATE then return {'BADARG', 2} end
+local throttles, bad_throttles = count_arg(3)
+if bad_throttles then return bad_throttles end
+local ttl, bad_ttl = count_arg(4)
+if bad_ttl then return bad_ttl end
+local window, bad_window = count_arg(5)
+if bad_window then return bad_window end
+local wrong = wrong_type()
+if wrong then return wrong end
+local now = now_ms()
 
 local v = redis.call('HMGET', limiter, 'cuts', 'w_max', 'cut_ms', 'sum')
 local cuts, w_max, cut_ms, sum = count(v[1] or 0), count(v[2] or 0), count(v[3] or 0), count(v[4] or 0)

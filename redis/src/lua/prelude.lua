@@ -1,4 +1,5 @@
--- The start of every fleet-quota script (docs/fleet.md describes the protocol).
+-- The start of every script (docs/fleet.md describes the protocol). The quota's keys are named
+-- here; the limiter's script names its own three, of the same types.
 --
 -- KEYS[1] the pool, a hash: capacity, available, held_total (the sum of the held hash's values)
 -- KEYS[2] the leases, a sorted set: lease id -> expiry, in milliseconds of this server's clock
