@@ -38,6 +38,7 @@
 pub mod lease;
 pub mod pool;
 pub mod quota;
+pub mod rate;
 pub mod refresher;
 pub mod settings;
 
