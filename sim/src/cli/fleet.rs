@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::progress::with_bar;
 use super::{DEFAULT_SEED, bounded};
-use crate::fleet::rate::{self, RateParams, RateRun, SharerSettings};
+use crate::fleet::rate::{self, RateParams, RateRun, RateVariant, SharerSettings};
 use crate::fleet::{FleetParams, FleetRun, LeaseSettings, run_experiment};
 use crate::outage::OutageParams;
 use crate::{plot, report};
@@ -58,12 +58,16 @@ pub struct FleetArgs {
     #[arg(long, default_value_t = 2.0, value_parser = bounded(0.0, 100.0))]
     pub limiter_load: f64,
     /// Rate limiter experiment: seconds of each run.
-    #[arg(long, default_value_t = 120.0, value_parser = bounded(1.0, 36_000.0))]
+    #[arg(long, default_value_t = 300.0, value_parser = bounded(1.0, 36_000.0))]
     pub limiter_duration: f64,
     /// Rate limiter experiment: seconds of start-up, reported apart from the
     /// steady state that follows.
-    #[arg(long, default_value_t = 30.0, value_parser = bounded(0.0, 36_000.0))]
+    #[arg(long, default_value_t = 60.0, value_parser = bounded(0.0, 36_000.0))]
     pub limiter_startup: f64,
+    /// Rate limiter experiment: also the rows of `AdaptiveRetryStrategy::steady()`
+    /// (twice the runs).
+    #[arg(long)]
+    pub limiter_steady: bool,
     /// CSV on stdout instead of tables: fleet.csv, a blank line, fleet_rate.csv.
     #[arg(long)]
     pub csv: bool,
@@ -102,6 +106,11 @@ impl FleetArgs {
         let defaults = SharerSettings::default();
         RateParams {
             processes: self.limiter_processes.iter().map(|&n| n as usize).collect(),
+            variants: if self.limiter_steady {
+                RateVariant::ALL.to_vec()
+            } else {
+                RateVariant::ALL[..2].to_vec()
+            },
             capacity: self.limiter_capacity,
             load: self.limiter_load,
             duration: self.limiter_duration,
@@ -127,9 +136,12 @@ pub(super) fn runs(params: &FleetParams, seed: u64) -> Vec<FleetRun> {
 /// The rate limiter experiment's runs, behind a progress bar.
 #[must_use]
 pub(super) fn rate_runs(params: &RateParams, seed: u64) -> Vec<RateRun> {
-    with_bar("fleet rate limiter", params.runs() as u64, "runs", |progress| {
-        rate::run_experiment(params, seed, progress)
-    })
+    with_bar(
+        "fleet rate limiter",
+        params.runs() as u64,
+        "runs",
+        |progress| rate::run_experiment(params, seed, progress),
+    )
 }
 
 /// The Markdown section of the rate limiter experiment: the table, then the

@@ -46,7 +46,15 @@ pub fn fleet_rate_plot(
             })
             .collect()
     };
-    let capacity = || Series::level("capacity R", REFERENCE, params.capacity, 0.0, params.duration);
+    let capacity = || {
+        Series::level(
+            "capacity R",
+            REFERENCE,
+            params.capacity,
+            0.0,
+            params.duration,
+        )
+    };
     let mut sent = lines(&|b, width| Some(b.attempts as f64 / width));
     sent.push(capacity());
     let mut limits = lines(&|b, _| b.send_rate);
@@ -69,7 +77,9 @@ pub fn fleet_rate_plot(
                 series: lines(&|b, width| Some(b.throttled as f64 / width)),
             },
             Panel {
-                title: format!("{n} processes: the limiters' send rates added up (end of each second)"),
+                title: format!(
+                    "{n} processes: the limiters' send rates added up (end of each second)"
+                ),
                 y_label: "requests/s".to_owned(),
                 series: limits,
             },

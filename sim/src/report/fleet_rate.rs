@@ -93,10 +93,21 @@ pub fn verdict(rows: &[RateRow]) -> String {
     let (n, goodput, throttled) = TARGET;
     let mut out = String::new();
     for row in rows.iter().filter(|r| r.processes == n) {
-        let holds = if meets_target(row) { "holds" } else { "does not hold" };
+        let holds = if meets_target(row) {
+            "holds"
+        } else {
+            "does not hold"
+        };
         let what = match row.variant.limiters {
             Limiters::Fleet => format!("target {holds}"),
-            Limiters::PerProcess => format!("for comparison: would {}", if meets_target(row) { "meet it" } else { "miss it" }),
+            Limiters::PerProcess => format!(
+                "for comparison: would {}",
+                if meets_target(row) {
+                    "meet it"
+                } else {
+                    "miss it"
+                }
+            ),
         };
         out.push_str(&format!(
             "{n} processes, {}: {} of R, {} throttled after the first throttle ({what}: at least {} of R, at most {}).\n",

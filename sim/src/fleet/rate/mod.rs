@@ -49,6 +49,7 @@ use crate::driver::{self, Fleet, Latency, Record};
 use crate::rng::mix;
 use crate::vclock::VirtualClock;
 pub use sharer::{SharerSettings, Sharers};
+pub use store::{Cut, LimiterStore};
 
 /// The adaptive strategy every process runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,7 +79,7 @@ pub struct RateVariant {
 }
 
 impl RateVariant {
-    /// Every row, in table order.
+    /// Every row, in table order: botocore's two, then steady's.
     pub const ALL: [Self; 4] = [
         Self {
             adaptive: Adaptive::Botocore,
@@ -102,9 +103,11 @@ impl RateVariant {
     #[must_use]
     pub fn name(self) -> &'static str {
         match (self.adaptive, self.limiters) {
-            (Adaptive::Botocore, Limiters::PerProcess) => "adaptive (AWS-exact), per-process limiters",
+            (Adaptive::Botocore, Limiters::PerProcess) => {
+                "adaptive (AWS-exact) per-process limiters"
+            }
             (Adaptive::Botocore, Limiters::Fleet) => "adaptive (AWS-exact) + fleet limiter",
-            (Adaptive::Steady, Limiters::PerProcess) => "adaptive steady, per-process limiters",
+            (Adaptive::Steady, Limiters::PerProcess) => "adaptive steady per-process limiters",
             (Adaptive::Steady, Limiters::Fleet) => "adaptive steady + fleet limiter",
         }
     }
@@ -115,6 +118,8 @@ impl RateVariant {
 pub struct RateParams {
     /// The fleet sizes compared.
     pub processes: Vec<usize>,
+    /// The rows compared, for each fleet size.
+    pub variants: Vec<RateVariant>,
     /// Attempts per second the service admits (`R`).
     pub capacity: f64,
     /// Logical requests offered per second, all processes together, in
@@ -139,12 +144,13 @@ impl Default for RateParams {
         let capacity = CapacityParams::default();
         Self {
             processes: vec![1, 10, 20, 100],
+            variants: RateVariant::ALL[..2].to_vec(),
             capacity: 1000.0,
             load: 2.0,
             burst_secs: capacity.burst_secs,
             budget: capacity.budget,
-            duration: 120.0,
-            startup: 30.0,
+            duration: capacity.duration,
+            startup: capacity.startup,
             latency: capacity.latency,
             sharer: SharerSettings::default(),
         }
@@ -155,7 +161,7 @@ impl RateParams {
     /// How many runs [`run_experiment`] makes.
     #[must_use]
     pub fn runs(&self) -> usize {
-        self.processes.len() * RateVariant::ALL.len()
+        self.processes.len() * self.variants.len()
     }
 }
 
@@ -188,12 +194,19 @@ pub struct RateRow {
 pub struct RateRun {
     /// The record.
     pub record: Record,
+    /// Fleet limiter: the store as the run left it (`None` for per-process
+    /// limiters).
+    pub store: Option<LimiterStore>,
     /// The summary.
     pub row: RateRow,
 }
 
 /// Process `client`'s strategy, on `clock`, jitter from `seed`.
-fn strategy(adaptive: Adaptive, clock: &ManualClock, seed: u64) -> AdaptiveRetryStrategy<ManualClock> {
+fn strategy(
+    adaptive: Adaptive,
+    clock: &ManualClock,
+    seed: u64,
+) -> AdaptiveRetryStrategy<ManualClock> {
     let standard = StandardRetryStrategy::builder()
         .random(SeededRandom::new(seed))
         .build();
@@ -264,8 +277,8 @@ pub fn run_case(params: &RateParams, processes: usize, variant: RateVariant, see
         .iter()
         .position(|b| b.throttled > 0)
         .map(|i| i as f64 * timeline.width());
-    let throttled_after_first = first_throttle
-        .map_or(0.0, |from| window(from, params.duration).throttled);
+    let throttled_after_first =
+        first_throttle.map_or(0.0, |from| window(from, params.duration).throttled);
     let row = RateRow {
         processes,
         variant,
@@ -274,16 +287,14 @@ pub fn run_case(params: &RateParams, processes: usize, variant: RateVariant, see
         throttled_after_first,
         first_throttle,
         first_cut: sharers.as_ref().and_then(Sharers::first_cut),
-        cuts: sharers
-            .as_ref()
-            .map(|s| s.store().cut_times().len() as u64),
+        cuts: sharers.as_ref().map(|s| s.store().cuts().len() as u64),
         store_calls: sharers.as_ref().map(|s| s.store().calls()),
     };
-    RateRun { record, row }
+    let store = sharers.map(|s| s.store().clone());
+    RateRun { record, store, row }
 }
 
-/// Every fleet size and row of `params` (fleet sizes outer, rows in
-/// [`RateVariant::ALL`] order), on every core (rayon; each run is seeded
+/// Every fleet size and row of `params` (fleet sizes outer, then rows), on every core (rayon; each run is seeded
 /// from its own key, so the result does not depend on the thread), calling
 /// `progress` after each run.
 #[must_use]
@@ -291,7 +302,7 @@ pub fn run_experiment(params: &RateParams, seed: u64, progress: impl Fn() + Sync
     let jobs: Vec<(usize, RateVariant)> = params
         .processes
         .iter()
-        .flat_map(|&n| RateVariant::ALL.map(|variant| (n, variant)))
+        .flat_map(|&n| params.variants.iter().map(move |&variant| (n, variant)))
         .collect();
     jobs.par_iter()
         .map(|&(processes, variant)| {

@@ -77,11 +77,7 @@ impl SharerSettings {
 /// `secs` as whole nanoseconds (0 for NaN and negatives).
 fn nanos(secs: f64) -> u64 {
     let n = (secs * 1e9).round();
-    if n.is_nan() || n <= 0.0 {
-        0
-    } else {
-        n as u64
-    }
+    if n.is_nan() || n <= 0.0 { 0 } else { n as u64 }
 }
 
 /// `rate` requests per second in whole milli-requests per second, within
@@ -151,7 +147,11 @@ impl Sharers {
     /// `controls[i]`), process `i` starting at `starts[i]` seconds (0 when
     /// missing), with an empty store.
     #[must_use]
-    pub fn new(settings: SharerSettings, controls: &[Arc<dyn RateControl>], starts: &[f64]) -> Self {
+    pub fn new(
+        settings: SharerSettings,
+        controls: &[Arc<dyn RateControl>],
+        starts: &[f64],
+    ) -> Self {
         let tasks = controls
             .iter()
             .map(|control| Task {

@@ -21,6 +21,16 @@ struct Member {
     expiry_ms: u64,
 }
 
+/// One cut of the fleet's rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    /// When, milliseconds of the store's clock.
+    pub at_ms: u64,
+    /// The fleet's rate it was cut from (`w_max`), milli-requests per
+    /// second.
+    pub w_max_milli: u64,
+}
+
 /// The store's side of one fleet's rate limiter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LimiterStore {
@@ -30,8 +40,8 @@ pub struct LimiterStore {
     sum: u64,
     /// Member `i` is process `i`'s lease id.
     members: Vec<Option<Member>>,
-    /// The time of every cut, milliseconds.
-    cut_times: Vec<u64>,
+    /// Every cut, in order.
+    cut_log: Vec<Cut>,
     calls: u64,
 }
 
@@ -83,7 +93,10 @@ impl LimiterStore {
             self.cuts += 1;
             self.w_max = self.sum;
             self.cut_ms = now_ms;
-            self.cut_times.push(now_ms);
+            self.cut_log.push(Cut {
+                at_ms: now_ms,
+                w_max_milli: self.w_max,
+            });
         }
         self.state(now_ms)
     }
@@ -116,10 +129,10 @@ impl LimiterStore {
             .collect()
     }
 
-    /// When each cut was made, milliseconds of the store's clock, in order.
+    /// Every cut so far, in order.
     #[must_use]
-    pub fn cut_times(&self) -> &[u64] {
-        &self.cut_times
+    pub fn cuts(&self) -> &[Cut] {
+        &self.cut_log
     }
 
     /// Calls so far.
@@ -147,7 +160,8 @@ mod tests {
         assert_eq!(s.sum_milli, 700_000);
         let s = store.call(6_676, 1, 400_000, 1, ttl, window);
         assert_eq!((s.cuts, s.w_max_milli, s.since_cut_ms), (2, 600_000, 0));
-        assert_eq!(store.cut_times(), [10, 6_676]);
+        let times: Vec<u64> = store.cuts().iter().map(|c| c.at_ms).collect();
+        assert_eq!(times, [10, 6_676]);
     }
 
     #[test]
