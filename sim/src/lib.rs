@@ -14,7 +14,10 @@
 //!   offered two to five times that rate: standard and adaptive mode, one
 //!   rate limiter for every table or one per table;
 //! * [`fleet`]: processes through an outage with a retry quota each or one
-//!   fleet-wide quota (a virtual-time model of `rebound-redis`'s leases).
+//!   fleet-wide quota (a virtual-time model of `rebound-redis`'s leases);
+//!   and adaptive processes sharing one capacity, each limiter alone or
+//!   under the fleet rate limiter ([`fleet::rate`], a model of
+//!   `rebound-redis`'s `FleetLimiter`).
 //!
 //! The strategies run through rebound's `RetryStrategy` interface, driven by
 //! [`driver`] in virtual time ([`vclock`]) against the services of

@@ -1,4 +1,4 @@
-//! The binary: CSV shape of `outage` and `capacity`, byte-identical output
+//! The binary: CSV shape of `outage`, `capacity` and `fleet`, byte-identical output
 //! for a seed, and bad input refused without a panic.
 
 use std::process::{Command, Output};
@@ -169,19 +169,28 @@ const FLEET: &[&str] = &[
     "50",
     "--lease-size",
     "10",
+    "--limiter-processes",
+    "1,3",
+    "--limiter-capacity",
+    "30",
+    "--limiter-duration",
+    "20",
+    "--limiter-startup",
+    "5",
 ];
 
 #[test]
 fn fleet_csv_has_one_row_per_fleet_size_and_quota() {
     let seed = |s: &str| stdout(&[FLEET, &["--seed", s]].concat());
     let csv = seed("3");
-    let rows = rows(
-        &csv,
+    let (quota, limiter) = csv.split_once("\n\n").expect("two blocks");
+    let quota_rows = rows(
+        &format!("{quota}\n"),
         "processes,quota,retries_outage,amplification_outage,amplification,goodput_after_recovery,\
 time_to_recover_s,refunds_outage,lease_slack,pending_refunds_at_outage,processes_with_tokens_at_outage,store_calls",
         4,
     );
-    let keys: Vec<(&str, &str)> = rows
+    let keys: Vec<(&str, &str)> = quota_rows
         .iter()
         .map(|r| (r[0].as_str(), r[1].as_str()))
         .collect();
@@ -194,10 +203,40 @@ time_to_recover_s,refunds_outage,lease_slack,pending_refunds_at_outage,processes
             ("5", "fleet quota")
         ]
     );
-    for row in &rows {
+    for row in &quota_rows {
         assert!(number(&row[3]) >= 1.0, "{row:?}");
         // The fleet's counts only for the fleet quota.
         assert_eq!(row[7].is_empty(), row[1] == "per-process quotas", "{row:?}");
+    }
+    let limiter = rows(
+        limiter,
+        "processes,strategy,steady_goodput,throttled_after_first_throttle,steady_throttled,\
+startup_goodput,steady_send_limit,first_throttle_s,first_cut_s,cuts,store_calls",
+        4,
+    );
+    let keys: Vec<(&str, &str)> = limiter
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str()))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("1", "adaptive (AWS-exact) per-process limiters"),
+            ("1", "adaptive (AWS-exact) + fleet limiter"),
+            ("3", "adaptive (AWS-exact) per-process limiters"),
+            ("3", "adaptive (AWS-exact) + fleet limiter")
+        ]
+    );
+    for row in &limiter {
+        for field in [&row[2], &row[3], &row[4], &row[5]] {
+            assert!((0.0..=1.5).contains(&number(field)), "{row:?}");
+        }
+        // The store's counts only for the fleet limiter.
+        assert_eq!(
+            row[9].is_empty(),
+            row[1].ends_with("per-process limiters"),
+            "{row:?}"
+        );
     }
     assert_eq!(csv, seed("3"));
     assert_ne!(csv, seed("4"));
@@ -218,6 +257,9 @@ fn bad_numbers_are_refused_without_a_panic() {
         &["fleet", "--lease-size", "0"],
         &["fleet", "--refresh", "0"],
         &["fleet", "--round-trip-ms", "-1"],
+        &["fleet", "--limiter-processes", "0"],
+        &["fleet", "--limiter-capacity", "0"],
+        &["fleet", "--limiter-duration", "NaN"],
     ] {
         let output = run(args);
         let stderr = String::from_utf8_lossy(&output.stderr);

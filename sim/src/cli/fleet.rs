@@ -7,6 +7,7 @@ use clap::Args;
 
 use super::progress::with_bar;
 use super::{DEFAULT_SEED, bounded};
+use crate::fleet::rate::{self, RateParams, RateRun, RateVariant, SharerSettings};
 use crate::fleet::{FleetParams, FleetRun, LeaseSettings, run_experiment};
 use crate::outage::OutageParams;
 use crate::{plot, report};
@@ -39,16 +40,38 @@ pub struct FleetArgs {
     /// Tokens a process leases at a time.
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub lease_size: u32,
-    /// Seconds between two refreshes of a lease [default: 10/3, the TTL / 3].
+    /// Seconds between two refreshes of a lease, and between two exchanges
+    /// of the fleet rate limiter [default: 10/3, the TTL / 3].
     #[arg(long, value_parser = bounded(0.001, 3600.0))]
     pub refresh: Option<f64>,
     /// Milliseconds of one call to the store, there and back.
     #[arg(long, default_value_t = 1.0, value_parser = bounded(0.0, 10_000.0))]
     pub round_trip_ms: f64,
-    /// CSV on stdout instead of a table.
+    /// Rate limiter experiment: fleet sizes (processes), comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1_u64, 10, 20, 100],
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub limiter_processes: Vec<u64>,
+    /// Rate limiter experiment: attempts per second the service admits (R).
+    #[arg(long, default_value_t = 1000.0, value_parser = bounded(1.0, 1_000_000.0))]
+    pub limiter_capacity: f64,
+    /// Rate limiter experiment: load offered, in multiples of R.
+    #[arg(long, default_value_t = 2.0, value_parser = bounded(0.0, 100.0))]
+    pub limiter_load: f64,
+    /// Rate limiter experiment: seconds of each run.
+    #[arg(long, default_value_t = 300.0, value_parser = bounded(1.0, 36_000.0))]
+    pub limiter_duration: f64,
+    /// Rate limiter experiment: seconds of start-up, reported apart from the
+    /// steady state that follows.
+    #[arg(long, default_value_t = 60.0, value_parser = bounded(0.0, 36_000.0))]
+    pub limiter_startup: f64,
+    /// Rate limiter experiment: also the rows of `AdaptiveRetryStrategy::steady()`
+    /// (twice the runs).
+    #[arg(long)]
+    pub limiter_steady: bool,
+    /// CSV on stdout instead of tables: fleet.csv, a blank line, fleet_rate.csv.
     #[arg(long)]
     pub csv: bool,
-    /// Also write fleet.csv and fleet_outage.svg into this folder.
+    /// Also write fleet.csv, fleet_outage.svg, fleet_rate.csv and fleet_rate.svg into this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -76,6 +99,29 @@ impl FleetArgs {
             },
         }
     }
+
+    /// The rate limiter experiment's parameters these options describe.
+    #[must_use]
+    pub fn rate_params(&self) -> RateParams {
+        let defaults = SharerSettings::default();
+        RateParams {
+            processes: self.limiter_processes.iter().map(|&n| n as usize).collect(),
+            variants: if self.limiter_steady {
+                RateVariant::ALL.to_vec()
+            } else {
+                RateVariant::ALL[..2].to_vec()
+            },
+            capacity: self.limiter_capacity,
+            load: self.limiter_load,
+            duration: self.limiter_duration,
+            startup: self.limiter_startup.min(self.limiter_duration),
+            sharer: SharerSettings {
+                refresh_period: self.refresh.unwrap_or(defaults.refresh_period),
+                round_trip: self.round_trip_ms / 1000.0,
+            },
+            ..RateParams::default()
+        }
+    }
 }
 
 /// The runs, behind a progress bar.
@@ -85,6 +131,39 @@ pub(super) fn runs(params: &FleetParams, seed: u64) -> Vec<FleetRun> {
     with_bar("fleet", len, "runs", |progress| {
         run_experiment(params, seed, progress)
     })
+}
+
+/// The rate limiter experiment's runs, behind a progress bar.
+#[must_use]
+pub(super) fn rate_runs(params: &RateParams, seed: u64) -> Vec<RateRun> {
+    with_bar(
+        "fleet rate limiter",
+        params.runs() as u64,
+        "runs",
+        |progress| rate::run_experiment(params, seed, progress),
+    )
+}
+
+/// The Markdown section of the rate limiter experiment: the table, then the
+/// target verdict.
+#[must_use]
+pub(super) fn rate_section(params: &RateParams, seed: u64, runs: &[RateRun]) -> String {
+    let rows: Vec<_> = runs.iter().map(|r| r.row).collect();
+    format!(
+        "## Fleet rate limiter (R = {} attempts/s, {}R offered over the processes, requests with a {} budget, \
+         {} s runs, start-up = first {} s; exchanges every {:.2} s, store round trip {} ms; seed {seed})\n\n{}\n{}",
+        params.capacity,
+        params.load,
+        params
+            .budget
+            .map_or_else(|| "no".to_owned(), |b| format!("{b} s")),
+        params.duration,
+        params.startup,
+        params.sharer.refresh_period,
+        params.sharer.round_trip * 1000.0,
+        report::fleet_rate::table(&rows),
+        report::fleet_rate::verdict(&rows),
+    )
 }
 
 /// The Markdown section for `runs`: the table, then the ratios.
@@ -107,7 +186,8 @@ pub(super) fn section(params: &FleetParams, seed: u64, runs: &[FleetRun]) -> Str
     )
 }
 
-/// Writes `fleet.csv` and `fleet_outage.svg` into `dir`; returns the paths.
+/// Writes `fleet.csv`, `fleet_outage.svg`, `fleet_rate.csv` and
+/// `fleet_rate.svg` into `dir`; returns the paths.
 ///
 /// # Errors
 ///
@@ -116,12 +196,22 @@ pub(super) fn write(
     dir: &Path,
     params: &FleetParams,
     runs: &[FleetRun],
+    rate_params: &RateParams,
+    rate_runs: &[RateRun],
 ) -> Result<Vec<PathBuf>, Box<dyn Error>> {
     std::fs::create_dir_all(dir)?;
     let rows: Vec<_> = runs.iter().map(|r| r.row).collect();
     let summary = dir.join("fleet.csv");
     std::fs::write(&summary, report::fleet::csv(&rows))?;
-    Ok(vec![summary, plot::fleet::fleet_plot(dir, params, runs)?])
+    let rate_rows: Vec<_> = rate_runs.iter().map(|r| r.row).collect();
+    let rate_summary = dir.join("fleet_rate.csv");
+    std::fs::write(&rate_summary, report::fleet_rate::csv(&rate_rows))?;
+    Ok(vec![
+        summary,
+        plot::fleet::fleet_plot(dir, params, runs)?,
+        rate_summary,
+        plot::fleet_rate::fleet_rate_plot(dir, rate_params, rate_runs)?,
+    ])
 }
 
 /// Runs `fleet`; the text for stdout.
@@ -132,15 +222,26 @@ pub(super) fn write(
 pub(super) fn run(args: &FleetArgs) -> Result<String, Box<dyn Error>> {
     let params = args.params();
     let runs = runs(&params, args.seed);
+    let rate_params = args.rate_params();
+    let rate_runs = rate_runs(&rate_params, args.seed);
     if let Some(dir) = &args.out {
-        for path in write(dir, &params, &runs)? {
+        for path in write(dir, &params, &runs, &rate_params, &rate_runs)? {
             eprintln!("wrote {}", path.display());
         }
     }
     let rows: Vec<_> = runs.iter().map(|r| r.row).collect();
+    let rate_rows: Vec<_> = rate_runs.iter().map(|r| r.row).collect();
     Ok(if args.csv {
-        report::fleet::csv(&rows)
+        format!(
+            "{}\n{}",
+            report::fleet::csv(&rows),
+            report::fleet_rate::csv(&rate_rows)
+        )
     } else {
-        section(&params, args.seed, &runs)
+        format!(
+            "{}\n{}",
+            section(&params, args.seed, &runs),
+            rate_section(&rate_params, args.seed, &rate_runs)
+        )
     })
 }

@@ -21,6 +21,7 @@ pub use outage::{OutageAnswer, OutageArgs};
 use crate::capacity::CapacityParams;
 use crate::driver::Answer;
 use crate::fleet::FleetParams;
+use crate::fleet::rate::RateParams;
 use crate::occ::{OccParams, Row};
 use crate::outage::OutageParams;
 use crate::{plot, report};
@@ -47,8 +48,10 @@ pub enum Command {
     Outage(OutageArgs),
     /// Capacity-limited service: throttles above R attempts/s, offered 2R to 5R.
     Capacity(CapacityArgs),
-    /// Fleet retry quota: N processes through an outage, each with its own
-    /// retry quota or sharing one fleet-wide quota (leases of a shared pool).
+    /// Fleet retry quota and rate limiter: N processes through an outage,
+    /// each with its own retry quota or sharing one fleet-wide quota (leases
+    /// of a shared pool); N adaptive processes sharing one capacity, each
+    /// with its own rate limiter or also under a fleet-wide rate.
     Fleet(FleetArgs),
     /// Every experiment: tables on stdout, SVG plots and CSV in a folder.
     All(AllArgs),
@@ -182,10 +185,19 @@ fn all(args: &AllArgs) -> Result<(), Box<dyn std::error::Error>> {
 
     let fleet_params = FleetParams::default();
     let fleet_runs = fleet::runs(&fleet_params, args.seed);
-    written.extend(fleet::write(&out, &fleet_params, &fleet_runs)?);
+    let rate_params = RateParams::default();
+    let rate_runs = fleet::rate_runs(&rate_params, args.seed);
+    written.extend(fleet::write(
+        &out,
+        &fleet_params,
+        &fleet_runs,
+        &rate_params,
+        &rate_runs,
+    )?);
     print_stdout(&format!(
-        "{}\n",
-        fleet::section(&fleet_params, args.seed, &fleet_runs)
+        "{}\n{}\n",
+        fleet::section(&fleet_params, args.seed, &fleet_runs),
+        fleet::rate_section(&rate_params, args.seed, &rate_runs)
     ))?;
 
     for path in &written {

@@ -34,10 +34,13 @@
 //!   report): what lets the fleet retry beyond `capacity / 5`, the **lease
 //!   slack** (`retries − capacity / 5`); and the processes holding tokens
 //!   when the outage starts.
+//!
+//! The fleet rate limiter has its own experiment, in [`rate`].
 
 pub mod lease;
 pub mod pool;
 pub mod quota;
+pub mod rate;
 pub mod refresher;
 pub mod settings;
 

@@ -4,6 +4,7 @@
 
 pub mod capacity;
 pub mod fleet;
+pub mod fleet_rate;
 mod occ;
 pub mod outage;
 pub mod series;

@@ -1,0 +1,306 @@
+//! [`Sharers`]: every process's fleet rate limiter task and the store they
+//! talk to, as [`Background`] work on the run's event queue.
+//!
+//! Mirrors `Sharer` in `redis/src/limiter.rs` (`run` and `share`), with the
+//! real [`member_ceiling`] and the real [`RateControl`] of each process's
+//! `AdaptiveRetryStrategy`. A process's task loops:
+//!
+//! 1. read the limiter ([`RateControl::reading`]); when a refresh period has
+//!    passed since the last exchange, or the limiter's throttle count rose
+//!    since the last one reported, exchange with the store:
+//!    `limiter(rate, new throttles, ttl, window = 2 periods)`, which reaches
+//!    the [`LimiterStore`] half a round trip later; when its reply is back
+//!    (another half), the throttles are reported and the ceiling is set to
+//!    `member_ceiling(CubicShape::BOTOCORE, reply, own rate)` (only when it
+//!    changed);
+//! 2. sleep a quarter period (or what is left of the period), and again.
+//!
+//! The periods are whole nanoseconds, as the task's `Duration`s. Processes
+//! start at seeded times within the first period, each with an exchange;
+//! the store never fails (no fallback to local limits) and no membership
+//! lapses, the lease TTL being three periods.
+
+use std::sync::Arc;
+
+use rebound_redis::{FleetRateState, member_ceiling};
+use rebound_runtime::rate_limiter::{CubicShape, RateControl};
+
+use super::store::LimiterStore;
+use crate::driver::{Background, Timers};
+
+/// The limiter settings that shape the model, with `FleetQuotaConfig`'s
+/// defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SharerSettings {
+    /// Seconds between two exchanges (the lease TTL / 3: 10/3 s). The
+    /// lease TTL is three of them, the window of one cut two.
+    pub refresh_period: f64,
+    /// Seconds of one call to the store, there and back (1 ms); the store
+    /// runs the call half-way.
+    pub round_trip: f64,
+}
+
+impl Default for SharerSettings {
+    fn default() -> Self {
+        Self {
+            refresh_period: 10.0 / 3.0,
+            round_trip: 0.001,
+        }
+    }
+}
+
+impl SharerSettings {
+    /// The period in whole nanoseconds, as a `Duration` holds it.
+    fn period_ns(&self) -> u64 {
+        nanos(self.refresh_period)
+    }
+
+    /// The lease TTL in milliseconds (three periods: 10 s by default), as
+    /// the call sends it.
+    fn ttl_ms(&self) -> u64 {
+        nanos(self.refresh_period * 3.0) / 1_000_000
+    }
+
+    /// The window of one cut in milliseconds (two periods), as the call
+    /// sends it (`Duration::as_millis`).
+    fn window_ms(&self) -> u64 {
+        self.period_ns() * 2 / 1_000_000
+    }
+
+    /// How often the task reads its limiter: a quarter period, at least
+    /// 1 ms.
+    fn tick_ns(&self) -> u64 {
+        (self.period_ns() / 4).max(1_000_000)
+    }
+}
+
+/// `secs` as whole nanoseconds (0 for NaN and negatives).
+fn nanos(secs: f64) -> u64 {
+    let n = (secs * 1e9).round();
+    if n.is_nan() || n <= 0.0 { 0 } else { n as u64 }
+}
+
+/// `rate` requests per second in whole milli-requests per second, within
+/// what the store takes (`milli` in `redis/src/limiter.rs`).
+fn milli(rate: f64) -> u32 {
+    let milli = (rate * 1000.0).round();
+    if milli.is_nan() || milli <= 0.0 {
+        0
+    } else {
+        milli.min(1.0e9) as u32
+    }
+}
+
+/// One exchange under way.
+#[derive(Debug, Clone, Copy)]
+struct Call {
+    /// The limiter's throttle count when it was read.
+    throttles: u64,
+    rate_milli: u32,
+    new_throttles: u32,
+    /// The store's reply, once it ran the call.
+    reply: Option<FleetRateState>,
+}
+
+/// One process's task.
+struct Task {
+    control: Arc<dyn RateControl>,
+    /// The limiter's throttle count when last reported.
+    reported_throttles: u64,
+    /// The ceiling last set.
+    ceiling: Option<f64>,
+    /// Nanoseconds left until the periodic exchange.
+    wait_ns: u64,
+    call: Option<Call>,
+}
+
+impl std::fmt::Debug for Task {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Task")
+            .field("reported_throttles", &self.reported_throttles)
+            .field("ceiling", &self.ceiling)
+            .field("wait_ns", &self.wait_ns)
+            .field("call", &self.call)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The stages of a task, each a timer of the process.
+const TICK: usize = 0;
+const AT_STORE: usize = 1;
+const REPLY: usize = 2;
+const STAGES: usize = 3;
+
+/// Every process's limiter task and their store.
+#[derive(Debug)]
+pub struct Sharers {
+    settings: SharerSettings,
+    store: LimiterStore,
+    tasks: Vec<Task>,
+    starts: Vec<f64>,
+    /// Virtual time of the store's first cut, seconds.
+    first_cut: Option<f64>,
+}
+
+impl Sharers {
+    /// The tasks of the limiters `controls` (process `i` owns
+    /// `controls[i]`), process `i` starting at `starts[i]` seconds (0 when
+    /// missing), with an empty store.
+    #[must_use]
+    pub fn new(
+        settings: SharerSettings,
+        controls: &[Arc<dyn RateControl>],
+        starts: &[f64],
+    ) -> Self {
+        let tasks = controls
+            .iter()
+            .map(|control| Task {
+                control: Arc::clone(control),
+                reported_throttles: 0,
+                ceiling: None,
+                wait_ns: 0,
+                call: None,
+            })
+            .collect();
+        Self {
+            settings,
+            store: LimiterStore::new(),
+            tasks,
+            starts: (0..controls.len())
+                .map(|i| starts.get(i).copied().unwrap_or(0.0))
+                .collect(),
+            first_cut: None,
+        }
+    }
+
+    /// The store.
+    #[must_use]
+    pub fn store(&self) -> &LimiterStore {
+        &self.store
+    }
+
+    /// When the store first cut the fleet's rate, seconds; `None` if it
+    /// never did.
+    #[must_use]
+    pub fn first_cut(&self) -> Option<f64> {
+        self.first_cut
+    }
+
+    /// The ceiling each process's task last set (`None`: none).
+    #[must_use]
+    pub fn ceilings(&self) -> Vec<Option<f64>> {
+        self.tasks.iter().map(|t| t.ceiling).collect()
+    }
+
+    fn set(&self, timers: &mut Timers, at: f64, index: usize, stage: usize) {
+        timers.set(at, index * STAGES + stage);
+    }
+
+    /// One turn of the task's loop at `now`: exchange, or sleep.
+    fn step(&mut self, timers: &mut Timers, now: f64, index: usize) {
+        let task = &mut self.tasks[index];
+        let reading = task.control.reading();
+        if task.wait_ns == 0 || reading.throttles > task.reported_throttles {
+            let new = reading.throttles.saturating_sub(task.reported_throttles);
+            task.call = Some(Call {
+                throttles: reading.throttles,
+                rate_milli: milli(reading.measured_rate),
+                new_throttles: u32::try_from(new).unwrap_or(u32::MAX),
+                reply: None,
+            });
+            let half = self.settings.round_trip / 2.0;
+            self.set(timers, now + half, index, AT_STORE);
+        } else {
+            self.nap(timers, now, index);
+        }
+    }
+
+    /// Sleeps a quarter period, or what is left of the period.
+    fn nap(&mut self, timers: &mut Timers, now: f64, index: usize) {
+        let tick = self.settings.tick_ns();
+        let task = &mut self.tasks[index];
+        let nap = tick.min(task.wait_ns);
+        task.wait_ns -= nap;
+        self.set(timers, now + nap as f64 / 1e9, index, TICK);
+    }
+}
+
+impl Background for Sharers {
+    fn start(&mut self, timers: &mut Timers) {
+        for (index, &start) in self.starts.iter().enumerate() {
+            self.set(timers, start, index, TICK);
+        }
+    }
+
+    fn fire(&mut self, now: f64, key: usize, timers: &mut Timers) {
+        let (index, stage) = (key / STAGES, key % STAGES);
+        if index >= self.tasks.len() {
+            return;
+        }
+        match stage {
+            TICK => self.step(timers, now, index),
+            AT_STORE => {
+                let (ttl, window) = (self.settings.ttl_ms(), self.settings.window_ms());
+                let now_ms = (now * 1000.0).floor() as u64;
+                let Some(call) = self.tasks[index].call.as_mut() else {
+                    return;
+                };
+                let reply = self.store.call(
+                    now_ms,
+                    index,
+                    call.rate_milli,
+                    call.new_throttles,
+                    ttl,
+                    window,
+                );
+                call.reply = Some(reply);
+                if self.first_cut.is_none() && reply.cuts > 0 {
+                    self.first_cut = Some(now);
+                }
+                let half = self.settings.round_trip / 2.0;
+                self.set(timers, now + half, index, REPLY);
+            }
+            REPLY => {
+                let period = self.settings.period_ns();
+                let task = &mut self.tasks[index];
+                let Some(Call {
+                    throttles,
+                    rate_milli,
+                    reply: Some(reply),
+                    ..
+                }) = task.call.take()
+                else {
+                    return;
+                };
+                task.reported_throttles = throttles;
+                let own_rate = f64::from(rate_milli) / 1000.0;
+                let ceiling = member_ceiling(CubicShape::BOTOCORE, &reply, own_rate);
+                if ceiling != task.ceiling {
+                    task.control.set_ceiling(ceiling);
+                    task.ceiling = ceiling;
+                }
+                task.wait_ns = period;
+                self.nap(timers, now, index);
+            }
+            _ => {}
+        }
+    }
+
+    fn after_event(&mut self, _: f64, _: &mut Timers) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_settings_are_the_configs() {
+        let settings = SharerSettings::default();
+        assert_eq!(settings.period_ns(), 3_333_333_333);
+        assert_eq!(settings.ttl_ms(), 10_000);
+        assert_eq!(settings.window_ms(), 6_666);
+        assert_eq!(settings.tick_ns(), 833_333_333);
+        assert_eq!(milli(1.2345), 1235);
+        assert_eq!(milli(f64::NAN), 0);
+    }
+}

@@ -1,0 +1,176 @@
+//! [`LimiterStore`]: the fleet rate limiter's state in the store, as the
+//! Lua script keeps it (`rebound:{fleet}:limiter`, `:members`, `:rates`).
+//!
+//! Mirrors `redis/src/lua/limiter.lua`: a call reclaims the members whose
+//! membership lapsed (their rates leave the sum), sets the caller's rate and
+//! expiry, and cuts when the caller reports throttles and the window since
+//! the last cut has passed (or there was none): `w_max` is then the sum of
+//! the members' rates, this caller's included. The reply is
+//! [`FleetRateState`], as `rebound-redis` parses it. Times are whole
+//! milliseconds of the store's clock (`TIME`), rates whole
+//! milli-requests per second. The simulated store never fails and holds one
+//! fleet; the script's argument checks, key types and key expiry (an idle
+//! fleet) are left out.
+
+use rebound_redis::FleetRateState;
+
+/// One member's entry: its rate and when its membership lapses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Member {
+    rate_milli: u64,
+    expiry_ms: u64,
+}
+
+/// One cut of the fleet's rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut {
+    /// When, milliseconds of the store's clock.
+    pub at_ms: u64,
+    /// The fleet's rate it was cut from (`w_max`), milli-requests per
+    /// second.
+    pub w_max_milli: u64,
+}
+
+/// The store's side of one fleet's rate limiter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LimiterStore {
+    cuts: u64,
+    w_max: u64,
+    cut_ms: u64,
+    sum: u64,
+    /// Member `i` is process `i`'s lease id.
+    members: Vec<Option<Member>>,
+    /// Every cut, in order.
+    cut_log: Vec<Cut>,
+    calls: u64,
+}
+
+/// Replies hold whole numbers up to `u32::MAX`, as the script caps them.
+fn capped(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+impl LimiterStore {
+    /// An empty store: no member, no cut.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `limiter(id, rate, throttles, ttl_ms, window_ms)` at `now_ms`, the
+    /// script's one call; returns its reply.
+    pub fn call(
+        &mut self,
+        now_ms: u64,
+        id: usize,
+        rate_milli: u32,
+        throttles: u32,
+        ttl_ms: u64,
+        window_ms: u64,
+    ) -> FleetRateState {
+        self.calls += 1;
+        // Members that stopped calling leave, with their rates.
+        for slot in &mut self.members {
+            if let Some(member) = slot
+                && member.expiry_ms <= now_ms
+            {
+                self.sum = self.sum.saturating_sub(member.rate_milli);
+                *slot = None;
+            }
+        }
+        if self.members.len() <= id {
+            self.members.resize(id + 1, None);
+        }
+        let old = self.members[id].map_or(0, |m| m.rate_milli);
+        self.sum = self.sum.saturating_sub(old) + u64::from(rate_milli);
+        self.members[id] = Some(Member {
+            rate_milli: u64::from(rate_milli),
+            expiry_ms: now_ms + ttl_ms,
+        });
+        // Cut once per event: the first throttle after the window since the
+        // last cut, from what the fleet measured, this member's rate added.
+        if throttles > 0 && (self.cuts == 0 || now_ms.saturating_sub(self.cut_ms) >= window_ms) {
+            self.cuts += 1;
+            self.w_max = self.sum;
+            self.cut_ms = now_ms;
+            self.cut_log.push(Cut {
+                at_ms: now_ms,
+                w_max_milli: self.w_max,
+            });
+        }
+        self.state(now_ms)
+    }
+
+    /// What a call at `now_ms` would reply, without changing anything (no
+    /// member lapses): the fleet's state as every member sees it then.
+    #[must_use]
+    pub fn state(&self, now_ms: u64) -> FleetRateState {
+        let since = if self.cuts > 0 {
+            now_ms.saturating_sub(self.cut_ms)
+        } else {
+            0
+        };
+        FleetRateState {
+            cuts: capped(self.cuts),
+            w_max_milli: capped(self.w_max),
+            since_cut_ms: capped(since),
+            sum_milli: capped(self.sum),
+            members: capped(self.members.iter().flatten().count() as u64),
+        }
+    }
+
+    /// Every member's rate, milli-requests per second, by id (`None` for
+    /// an id that never called or lapsed).
+    #[must_use]
+    pub fn rates(&self) -> Vec<Option<u32>> {
+        self.members
+            .iter()
+            .map(|m| m.map(|m| capped(m.rate_milli)))
+            .collect()
+    }
+
+    /// Every cut so far, in order.
+    #[must_use]
+    pub fn cuts(&self) -> &[Cut] {
+        &self.cut_log
+    }
+
+    /// Calls so far.
+    #[must_use]
+    pub fn calls(&self) -> u64 {
+        self.calls
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_once_per_window_from_the_sum() {
+        let mut store = LimiterStore::new();
+        let (ttl, window) = (10_000, 6_666);
+        let s = store.call(0, 0, 300_000, 0, ttl, window);
+        assert_eq!((s.cuts, s.sum_milli, s.members), (0, 300_000, 1));
+        let s = store.call(10, 1, 500_000, 2, ttl, window);
+        assert_eq!((s.cuts, s.w_max_milli, s.since_cut_ms), (1, 800_000, 0));
+        // Within the window: no second cut.
+        let s = store.call(6_000, 0, 200_000, 5, ttl, window);
+        assert_eq!((s.cuts, s.w_max_milli, s.since_cut_ms), (1, 800_000, 5_990));
+        assert_eq!(s.sum_milli, 700_000);
+        let s = store.call(6_676, 1, 400_000, 1, ttl, window);
+        assert_eq!((s.cuts, s.w_max_milli, s.since_cut_ms), (2, 600_000, 0));
+        let times: Vec<u64> = store.cuts().iter().map(|c| c.at_ms).collect();
+        assert_eq!(times, [10, 6_676]);
+    }
+
+    #[test]
+    fn lapsed_members_leave_with_their_rates() {
+        let mut store = LimiterStore::new();
+        store.call(0, 0, 300_000, 0, 1_000, 100);
+        store.call(500, 2, 100_000, 0, 1_000, 100);
+        let s = store.call(1_000, 1, 50_000, 0, 1_000, 100);
+        assert_eq!((s.sum_milli, s.members), (150_000, 2));
+        assert_eq!(store.rates(), [None, Some(50_000), Some(100_000)]);
+    }
+}

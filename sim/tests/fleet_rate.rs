@@ -1,0 +1,163 @@
+//! The fleet rate limiter experiment: the modelled store cuts at most once
+//! per window and keeps the sum of its members' rates, so that the
+//! members' ceilings (the real `member_ceiling`) add up to the fleet's
+//! rate; the same seed gives the same rows.
+
+use rebound_redis::{FleetRateState, member_ceiling};
+use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
+use rebound_runtime::rate_limiter::CubicShape;
+use rebound_sim::fleet::rate::{
+    LimiterStore, RateParams, RateVariant, SharerSettings, run_experiment,
+};
+use rebound_sim::report;
+
+/// A draw in `0..n`.
+fn below(random: &SeededRandom, n: u64) -> u64 {
+    ((random.unit() * n as f64) as u64).min(n - 1)
+}
+
+/// The fleet's rate in `state`: the curve from its last cut, at most twice
+/// what it measures.
+fn fleet_rate(state: &FleetRateState) -> f64 {
+    let w_max = f64::from(state.w_max_milli) / 1000.0;
+    let since = f64::from(state.since_cut_ms) / 1000.0;
+    let sum = f64::from(state.sum_milli) / 1000.0;
+    CubicShape::BOTOCORE.rate_after(w_max, since).min(2.0 * sum)
+}
+
+/// The ceilings of every member of `store` at `now_ms`, each computed from
+/// the store's state and the member's own rate as its task computes it.
+fn ceilings(store: &LimiterStore, now_ms: u64) -> (FleetRateState, Vec<Option<f64>>) {
+    let state = store.state(now_ms);
+    let ceilings = store
+        .rates()
+        .iter()
+        .flatten()
+        .map(|&rate| member_ceiling(CubicShape::BOTOCORE, &state, f64::from(rate) / 1000.0))
+        .collect();
+    (state, ceilings)
+}
+
+/// The ceilings add up to the fleet's rate (none of them held at the
+/// 0.5/s floor); returns whether they were checked.
+fn check_shares(store: &LimiterStore, now_ms: u64) -> bool {
+    let (state, ceilings) = ceilings(store, now_ms);
+    let rates: u64 = store.rates().iter().flatten().map(|&r| u64::from(r)).sum();
+    assert_eq!(
+        u64::from(state.sum_milli),
+        rates,
+        "the sum is the members' rates"
+    );
+    if state.cuts == 0 {
+        assert!(
+            ceilings.iter().all(Option::is_none),
+            "no ceiling before a cut"
+        );
+        return false;
+    }
+    let ceilings: Vec<f64> = ceilings
+        .into_iter()
+        .map(|c| c.expect("a ceiling"))
+        .collect();
+    if ceilings.iter().any(|&c| c <= 0.5) {
+        return false;
+    }
+    let total: f64 = ceilings.iter().sum();
+    let expected = fleet_rate(&state);
+    assert!(
+        (total - expected).abs() <= 1e-9 * expected.max(1.0),
+        "{total} against {expected}: {state:?}"
+    );
+    true
+}
+
+/// Random members calling at random times with random rates and
+/// throttles: cuts are a window apart or more, each from the sum of the
+/// rates then, and after every call the members' ceilings add up to the
+/// fleet's rate.
+#[test]
+fn the_store_cuts_once_per_window_and_the_shares_add_up() {
+    let mut checked = 0;
+    for seed in 0..100_u64 {
+        let random = SeededRandom::new(seed);
+        let members = 1 + below(&random, 30) as usize;
+        let window_ms = 100 + below(&random, 10_000);
+        let ttl_ms = window_ms * 3 / 2;
+        let mut store = LimiterStore::new();
+        let mut now_ms = 0;
+        for _ in 0..500 {
+            now_ms += below(&random, window_ms / 4 + 1);
+            let id = below(&random, members as u64) as usize;
+            let rate = below(&random, 2_000_000) as u32;
+            let throttles = if below(&random, 4) == 0 {
+                1 + below(&random, 5) as u32
+            } else {
+                0
+            };
+            let cuts_before = store.cuts().len();
+            let reply = store.call(now_ms, id, rate, throttles, ttl_ms, window_ms);
+            if store.cuts().len() > cuts_before {
+                assert!(throttles > 0);
+                assert_eq!(u64::from(reply.w_max_milli), u64::from(reply.sum_milli));
+                assert_eq!(reply.since_cut_ms, 0);
+            }
+            checked += usize::from(check_shares(&store, now_ms));
+        }
+        for pair in store.cuts().windows(2) {
+            assert!(pair[1].at_ms - pair[0].at_ms >= window_ms, "{pair:?}");
+        }
+    }
+    assert!(checked > 10_000, "{checked} states checked");
+}
+
+fn small() -> RateParams {
+    RateParams {
+        processes: vec![1, 4],
+        variants: RateVariant::ALL.to_vec(),
+        capacity: 40.0,
+        duration: 30.0,
+        startup: 10.0,
+        sharer: SharerSettings {
+            refresh_period: 1.0,
+            ..SharerSettings::default()
+        },
+        ..RateParams::default()
+    }
+}
+
+/// A small fleet through the whole experiment: its store cut at most once
+/// per window (two refresh periods), and its members' ceilings add up to
+/// the fleet's rate when the run ends; the same seed gives byte-identical
+/// CSV, another seed other rows.
+#[test]
+fn small_fleets_are_deterministic_and_their_store_keeps_the_rules() {
+    let params = small();
+    let runs = run_experiment(&params, 5, || {});
+    assert_eq!(runs.len(), 8);
+    let window_ms = 2_000;
+    let mut fleet_runs = 0;
+    for run in &runs {
+        let Some(store) = &run.store else {
+            assert_eq!(run.row.cuts, None);
+            continue;
+        };
+        fleet_runs += 1;
+        let cuts = store.cuts();
+        assert!(!cuts.is_empty(), "{:?}", run.row);
+        for pair in cuts.windows(2) {
+            assert!(pair[1].at_ms - pair[0].at_ms >= window_ms, "{pair:?}");
+        }
+        assert_eq!(store.rates().iter().flatten().count(), run.row.processes);
+        check_shares(store, 30_000);
+        assert!(run.row.steady.goodput > 0.0 && run.row.steady.goodput <= 1.05);
+    }
+    assert_eq!(fleet_runs, 4);
+    let csv = |runs: &[rebound_sim::fleet::rate::RateRun]| {
+        let rows: Vec<_> = runs.iter().map(|r| r.row).collect();
+        report::fleet_rate::csv(&rows)
+    };
+    let again = run_experiment(&params, 5, || {});
+    assert_eq!(runs, again);
+    assert_eq!(csv(&runs), csv(&again));
+    assert_ne!(csv(&runs), csv(&run_experiment(&params, 6, || {})));
+}
