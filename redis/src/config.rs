@@ -40,6 +40,7 @@ pub struct FleetQuotaConfig {
     lease_size: u32,
     lease_ttl: Duration,
     refresh_period: Duration,
+    rate_period: Duration,
     call_timeout: Duration,
     connect_timeout: Duration,
     strict_start: bool,
@@ -53,6 +54,9 @@ impl FleetQuotaConfig {
     pub const DEFAULT_LEASE_SIZE: u32 = 25;
     /// How long a lease lives without a refresh: 10 s.
     pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(10);
+    /// How often a [`FleetLimiter`](crate::FleetLimiter) exchanges rates with the store: 1 s
+    /// (or a third of the lease TTL, when that is shorter).
+    pub const DEFAULT_RATE_PERIOD: Duration = Duration::from_secs(1);
     /// The longest a call to the store may take: 50 ms.
     pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_millis(50);
     /// The longest [`connect`](crate::connect) waits for the store under
@@ -72,6 +76,7 @@ impl FleetQuotaConfig {
     /// | [`lease_size`](FleetQuotaConfigBuilder::lease_size) | 25 tokens |
     /// | [`lease_ttl`](FleetQuotaConfigBuilder::lease_ttl) | 10 s |
     /// | [`refresh_period`](FleetQuotaConfigBuilder::refresh_period) | a third of the lease TTL |
+    /// | [`rate_period`](FleetQuotaConfigBuilder::rate_period) | 1 s, at most a third of the lease TTL |
     /// | [`call_timeout`](FleetQuotaConfigBuilder::call_timeout) | 50 ms |
     /// | [`connect_timeout`](FleetQuotaConfigBuilder::connect_timeout) | 1 s |
     /// | [`strict_start`](FleetQuotaConfigBuilder::strict_start) | off |
@@ -83,6 +88,7 @@ impl FleetQuotaConfig {
             lease_size: Self::DEFAULT_LEASE_SIZE,
             lease_ttl: Self::DEFAULT_LEASE_TTL,
             refresh_period: None,
+            rate_period: None,
             call_timeout: Self::DEFAULT_CALL_TIMEOUT,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             strict_start: false,
@@ -118,6 +124,12 @@ impl FleetQuotaConfig {
     #[must_use]
     pub const fn refresh_period(&self) -> Duration {
         self.refresh_period
+    }
+
+    /// How often a [`FleetLimiter`](crate::FleetLimiter) exchanges rates with the store.
+    #[must_use]
+    pub const fn rate_period(&self) -> Duration {
+        self.rate_period
     }
 
     /// The longest one call to the store may take.
@@ -169,6 +181,7 @@ pub struct FleetQuotaConfigBuilder {
     lease_size: u32,
     lease_ttl: Duration,
     refresh_period: Option<Duration>,
+    rate_period: Option<Duration>,
     call_timeout: Duration,
     connect_timeout: Duration,
     strict_start: bool,
@@ -198,6 +211,15 @@ impl FleetQuotaConfigBuilder {
     /// How often a process refreshes its lease: more than zero, less than the TTL.
     pub const fn refresh_period(mut self, period: Duration) -> Self {
         self.refresh_period = Some(period);
+        self
+    }
+
+    /// How often a [`FleetLimiter`](crate::FleetLimiter) tells the store this process's rate
+    /// and reads the fleet's: more than zero, less than the TTL (its membership lapses after
+    /// one TTL without a call). A throttle is told at once whatever the period; a shorter
+    /// period lets a fleet's rate climb back sooner after a cut from a low measured rate.
+    pub const fn rate_period(mut self, period: Duration) -> Self {
+        self.rate_period = Some(period);
         self
     }
 
@@ -255,6 +277,15 @@ impl FleetQuotaConfigBuilder {
                 lease_ttl: self.lease_ttl,
             });
         }
+        let rate_period = self
+            .rate_period
+            .unwrap_or(FleetQuotaConfig::DEFAULT_RATE_PERIOD.min(self.lease_ttl / 3));
+        if rate_period.is_zero() || rate_period >= self.lease_ttl {
+            return Err(ConfigError::RatePeriodOutOfRange {
+                rate_period,
+                lease_ttl: self.lease_ttl,
+            });
+        }
         if self.call_timeout.is_zero() {
             return Err(ConfigError::ZeroCallTimeout);
         }
@@ -277,6 +308,7 @@ impl FleetQuotaConfigBuilder {
             lease_size: self.lease_size,
             lease_ttl: self.lease_ttl,
             refresh_period,
+            rate_period,
             call_timeout: self.call_timeout,
             connect_timeout: self.connect_timeout,
             strict_start: self.strict_start,
@@ -339,6 +371,17 @@ pub enum ConfigError {
     RefreshNotBeforeExpiry {
         /// The refresh period asked for.
         refresh_period: Duration,
+        /// The lease TTL.
+        lease_ttl: Duration,
+    },
+    /// The rate limiter's period is zero, or its membership would lapse between two calls.
+    #[error(
+        "the rate period ({rate_period:?}) must be more than zero and shorter than the lease \
+         TTL ({lease_ttl:?})"
+    )]
+    RatePeriodOutOfRange {
+        /// The rate period asked for.
+        rate_period: Duration,
         /// The lease TTL.
         lease_ttl: Duration,
     },
@@ -488,6 +531,35 @@ mod tests {
                 .build()
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn the_rate_period_must_be_positive_and_within_the_ttl() {
+        let config = FleetQuotaConfig::builder("f").build().unwrap();
+        assert_eq!(config.rate_period(), Duration::from_secs(1));
+        let short = FleetQuotaConfig::builder("f")
+            .lease_ttl(Duration::from_millis(900))
+            .build()
+            .unwrap();
+        assert_eq!(short.rate_period(), Duration::from_millis(300));
+        for period in [
+            Duration::ZERO,
+            Duration::from_secs(10),
+            Duration::from_secs(11),
+        ] {
+            let err = FleetQuotaConfig::builder("f")
+                .rate_period(period)
+                .build()
+                .unwrap_err();
+            assert_eq!(
+                err,
+                ConfigError::RatePeriodOutOfRange {
+                    rate_period: period,
+                    lease_ttl: Duration::from_secs(10)
+                }
+            );
+            assert!(err.to_string().contains("rate period"), "{err}");
+        }
     }
 
     #[test]

@@ -22,16 +22,16 @@ const MIN_RATE: f64 = 0.5;
 /// One process's part in its fleet's adaptive rate limiter.
 ///
 /// Each process keeps its own adaptive limiter (botocore's, reacting to its own throttles at
-/// once). This task joins them: every [refresh period](crate::FleetQuotaConfig::refresh_period)
+/// once). This task joins them: every [rate period](crate::FleetQuotaConfig::rate_period) (1 s)
 /// it tells the store the rate this process measures and the throttles it saw, and reads the
 /// fleet's state back. Until the fleet's first throttle that is all, and the process's limiter
-/// stays off. From then on the fleet's rate follows CUBIC, cut once per event from what the
-/// fleet measured when a throttle was reported, and each process's limiter is held under its
-/// share ([`member_ceiling`]). A throttle seen here is told to the store within a quarter of a
-/// refresh period (the task reads the limiter four times a period), and every other process
-/// hears of it at its next exchange: every process's send rate is lowered within one and a
-/// quarter refresh periods, less than one lease TTL. Requests never wait for the
-/// store: sends and responses go to the process's own limiter only.
+/// stays off. From then on the fleet's rate follows a CUBIC curve (rebound's gentle shape), cut
+/// once per event from what the fleet measured when a throttle was reported, and each
+/// process's limiter is held under its share ([`member_ceiling`]). A throttle seen here is told
+/// to the store within a quarter of a period (the task reads the limiter four times a period),
+/// and every other process hears of it at its next exchange: every process's send rate is
+/// lowered within one and a quarter periods, less than one lease TTL. Requests never wait for
+/// the store: sends and responses go to the process's own limiter only.
 ///
 /// When the store fails, the ceiling is lifted (each process is back on its own limiter: local
 /// limits, not none), a `WARN` event is logged and the listener told; the task keeps trying and
@@ -47,6 +47,12 @@ pub struct FleetLimiter {
 }
 
 impl FleetLimiter {
+    /// The curve of the fleet's rate: rebound's shape for a shared capacity,
+    /// [`CubicShape::GENTLE`] (a cut to 85%, back in 8 s at any rate). `rebound-sim fleet`
+    /// measured 98% of a capacity shared by 20 processes with it, 93% with botocore's (a cut to
+    /// 70%, back in 9 s at 1000 requests/s); both throttled 0.1% of the attempts or fewer.
+    pub const SHAPE: CubicShape = CubicShape::GENTLE;
+
     /// Starts the task for the limiter `control` (an
     /// [`AdaptiveRetryStrategy`](rebound_runtime::AdaptiveRetryStrategy)) in the fleet `client`
     /// names. Must be called within a tokio runtime.
@@ -163,7 +169,7 @@ struct Sharer {
 
 impl Sharer {
     async fn run(mut self) {
-        let period = self.client.config().refresh_period();
+        let period = self.client.config().rate_period();
         // The limiter is read four times a period, so that a throttle here reaches the store
         // within a quarter period rather than at the next exchange.
         let tick = (period / 4).max(Duration::from_millis(1));
@@ -196,10 +202,10 @@ impl Sharer {
         let reading = self.control.reading();
         let throttles = reading.throttles.saturating_sub(self.reported_throttles);
         let rate_milli = milli(reading.measured_rate);
-        // Throttles count as one event within two refresh periods of a cut: the members hear of
-        // a cut within one period each, and the throttles of the overload it answered keep
-        // coming until they do.
-        let window = self.client.config().refresh_period() * 2;
+        // Throttles count as one event within two periods of a cut: the members hear of a cut
+        // within one period each, and the throttles of the overload it answered keep coming
+        // until they do.
+        let window = self.client.config().rate_period() * 2;
         let fleet = self
             .client
             .limiter(
@@ -210,7 +216,7 @@ impl Sharer {
             .await?;
         self.reported_throttles = reading.throttles;
         let own_rate = f64::from(rate_milli) / 1000.0;
-        self.set_ceiling(member_ceiling(CubicShape::BOTOCORE, &fleet, own_rate));
+        self.set_ceiling(member_ceiling(FleetLimiter::SHAPE, &fleet, own_rate));
         Ok(())
     }
 

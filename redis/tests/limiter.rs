@@ -13,11 +13,11 @@ use rebound_runtime::time::ManualClock;
 use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
 use support::{RedisServer, client, poll};
 
-/// Refreshed every 100 ms.
+/// Rates exchanged every 100 ms.
 fn short(builder: FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder {
     builder
         .lease_ttl(Duration::from_secs(1))
-        .refresh_period(Duration::from_millis(100))
+        .rate_period(Duration::from_millis(100))
         .call_timeout(Duration::from_millis(200))
 }
 

@@ -40,10 +40,13 @@ pub struct FleetArgs {
     /// Tokens a process leases at a time.
     #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub lease_size: u32,
-    /// Seconds between two refreshes of a lease, and between two exchanges
-    /// of the fleet rate limiter [default: 10/3, the TTL / 3].
+    /// Seconds between two refreshes of a lease [default: 10/3, the TTL / 3].
     #[arg(long, value_parser = bounded(0.001, 3600.0))]
     pub refresh: Option<f64>,
+    /// Seconds between two exchanges of the fleet rate limiter (less than
+    /// the lease TTL, 10 s).
+    #[arg(long, default_value_t = 1.0, value_parser = bounded(0.001, 9.999))]
+    pub rate_period: f64,
     /// Milliseconds of one call to the store, there and back.
     #[arg(long, default_value_t = 1.0, value_parser = bounded(0.0, 10_000.0))]
     pub round_trip_ms: f64,
@@ -103,7 +106,6 @@ impl FleetArgs {
     /// The rate limiter experiment's parameters these options describe.
     #[must_use]
     pub fn rate_params(&self) -> RateParams {
-        let defaults = SharerSettings::default();
         RateParams {
             processes: self.limiter_processes.iter().map(|&n| n as usize).collect(),
             variants: if self.limiter_steady {
@@ -116,8 +118,9 @@ impl FleetArgs {
             duration: self.limiter_duration,
             startup: self.limiter_startup.min(self.limiter_duration),
             sharer: SharerSettings {
-                refresh_period: self.refresh.unwrap_or(defaults.refresh_period),
+                refresh_period: self.rate_period,
                 round_trip: self.round_trip_ms / 1000.0,
+                ..SharerSettings::default()
             },
             ..RateParams::default()
         }

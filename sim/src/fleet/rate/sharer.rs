@@ -11,7 +11,7 @@
 //!    `limiter(rate, new throttles, ttl, window = 2 periods)`, which reaches
 //!    the [`LimiterStore`] half a round trip later; when its reply is back
 //!    (another half), the throttles are reported and the ceiling is set to
-//!    `member_ceiling(CubicShape::BOTOCORE, reply, own rate)` (only when it
+//!    `member_ceiling(FleetLimiter::SHAPE, reply, own rate)` (only when it
 //!    changed);
 //! 2. sleep a quarter period (or what is left of the period), and again.
 //!
@@ -22,8 +22,8 @@
 
 use std::sync::Arc;
 
-use rebound_redis::{FleetRateState, member_ceiling};
-use rebound_runtime::rate_limiter::{CubicShape, RateControl};
+use rebound_redis::{FleetLimiter, FleetRateState, member_ceiling};
+use rebound_runtime::rate_limiter::RateControl;
 
 use super::store::LimiterStore;
 use crate::driver::{Background, Timers};
@@ -32,9 +32,11 @@ use crate::driver::{Background, Timers};
 /// defaults.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SharerSettings {
-    /// Seconds between two exchanges (the lease TTL / 3: 10/3 s). The
-    /// lease TTL is three of them, the window of one cut two.
+    /// Seconds between two exchanges (`rate_period`: 1 s). The window of one
+    /// cut is two of them.
     pub refresh_period: f64,
+    /// Seconds a membership lives without a call (the lease TTL: 10 s).
+    pub lease_ttl: f64,
     /// Seconds of one call to the store, there and back (1 ms); the store
     /// runs the call half-way.
     pub round_trip: f64,
@@ -43,7 +45,8 @@ pub struct SharerSettings {
 impl Default for SharerSettings {
     fn default() -> Self {
         Self {
-            refresh_period: 10.0 / 3.0,
+            refresh_period: 1.0,
+            lease_ttl: 10.0,
             round_trip: 0.001,
         }
     }
@@ -55,10 +58,9 @@ impl SharerSettings {
         nanos(self.refresh_period)
     }
 
-    /// The lease TTL in milliseconds (three periods: 10 s by default), as
-    /// the call sends it.
+    /// The lease TTL in milliseconds, as the call sends it.
     fn ttl_ms(&self) -> u64 {
-        nanos(self.refresh_period * 3.0) / 1_000_000
+        nanos(self.lease_ttl) / 1_000_000
     }
 
     /// The window of one cut in milliseconds (two periods), as the call
@@ -274,7 +276,7 @@ impl Background for Sharers {
                 };
                 task.reported_throttles = throttles;
                 let own_rate = f64::from(rate_milli) / 1000.0;
-                let ceiling = member_ceiling(CubicShape::BOTOCORE, &reply, own_rate);
+                let ceiling = member_ceiling(FleetLimiter::SHAPE, &reply, own_rate);
                 if ceiling != task.ceiling {
                     task.control.set_ceiling(ceiling);
                     task.ceiling = ceiling;
