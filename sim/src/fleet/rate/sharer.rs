@@ -298,10 +298,11 @@ mod tests {
     #[test]
     fn the_default_settings_are_the_configs() {
         let settings = SharerSettings::default();
-        assert_eq!(settings.period_ns(), 3_333_333_333);
-        assert_eq!(settings.ttl_ms(), 10_000);
-        assert_eq!(settings.window_ms(), 6_666);
-        assert_eq!(settings.tick_ns(), 833_333_333);
+        let config = rebound_redis::FleetQuotaConfig::builder("sim").build().unwrap();
+        assert_eq!(u128::from(settings.period_ns()), config.rate_period().as_nanos());
+        assert_eq!(u128::from(settings.ttl_ms()), config.lease_ttl().as_millis());
+        assert_eq!(settings.window_ms(), 2_000);
+        assert_eq!(settings.tick_ns(), 250_000_000);
         assert_eq!(milli(1.2345), 1235);
         assert_eq!(milli(f64::NAN), 0);
     }
