@@ -3,6 +3,7 @@
 //! Each test starts its own server on 127.0.0.1 and a free port, without persistence, in its
 //! own temporary directory, and kills it when done. Without `redis-server` on `PATH` a test
 //! prints a skip message and passes, unless `REBOUND_REQUIRE_REDIS=1` (CI) makes it fail.
+//! `REBOUND_REDIS_SERVER=valkey-server` runs the same tests against Valkey.
 
 #![allow(dead_code)] // each test binary uses its own part
 
@@ -151,8 +152,13 @@ impl Drop for RedisServer {
 }
 
 /// A `redis-server` on 127.0.0.1:`port`, without persistence, working in `dir`.
+/// The server binary: `redis-server`, or what `REBOUND_REDIS_SERVER` names (`valkey-server`, a
+/// path).
+pub(crate) const SERVER_VAR: &str = "REBOUND_REDIS_SERVER";
+
 fn spawn_server(port: u16, dir: &Path) -> Result<Child, String> {
-    Command::new("redis-server")
+    let binary = std::env::var(SERVER_VAR).unwrap_or_else(|_| "redis-server".to_owned());
+    Command::new(&binary)
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
         .args(["--save", "", "--appendonly", "no"])
         .arg("--dir")
@@ -165,7 +171,7 @@ fn spawn_server(port: u16, dir: &Path) -> Result<Child, String> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|err| format!("cannot run redis-server: {err}"))
+        .map_err(|err| format!("cannot run {binary}: {err}"))
 }
 
 fn free_port() -> Result<u16, String> {
