@@ -298,9 +298,17 @@ mod tests {
     #[test]
     fn the_default_settings_are_the_configs() {
         let settings = SharerSettings::default();
-        let config = rebound_redis::FleetQuotaConfig::builder("sim").build().unwrap();
-        assert_eq!(u128::from(settings.period_ns()), config.rate_period().as_nanos());
-        assert_eq!(u128::from(settings.ttl_ms()), config.lease_ttl().as_millis());
+        let config = rebound_redis::FleetQuotaConfig::builder("sim")
+            .build()
+            .unwrap();
+        assert_eq!(
+            u128::from(settings.period_ns()),
+            config.rate_period().as_nanos()
+        );
+        assert_eq!(
+            u128::from(settings.ttl_ms()),
+            config.lease_ttl().as_millis()
+        );
         assert_eq!(settings.window_ms(), 2_000);
         assert_eq!(settings.tick_ns(), 250_000_000);
         assert_eq!(milli(1.2345), 1235);
