@@ -104,7 +104,8 @@ impl RedisServer {
         let _ = self.child.wait();
     }
 
-    /// Starts the server again on the same port, empty (there is no persistence).
+    /// Starts the server again on the same port: empty (there is no persistence), or with what
+    /// the last [`save`](Self::save) wrote.
     ///
     /// # Panics
     ///
@@ -123,6 +124,15 @@ impl RedisServer {
                 Err(reason) => panic!("redis-server did not restart: {reason}"),
             }
         }
+    }
+
+    /// Writes the data set to the server's directory (`SAVE`): the next
+    /// [`restart`](Self::restart) loads it, as a store with persistence would, instead of
+    /// starting empty.
+    pub(crate) fn save(&self) {
+        let _: () = redis::cmd("SAVE")
+            .query(&mut self.connection())
+            .expect("SAVE on the test server");
     }
 
     /// The server's URL.
@@ -391,6 +401,14 @@ impl ChildProcess {
                 Err(_) => return None,
             }
         }
+    }
+
+    /// Waits for the process to exit by itself; whether it succeeded.
+    pub(crate) fn wait(&mut self) -> bool {
+        self.child
+            .wait()
+            .expect("wait for the child process")
+            .success()
     }
 
     /// Kills the process with SIGKILL and waits for it.
