@@ -1,5 +1,5 @@
-//! A fleet-wide retry quota for [rebound](https://docs.rs/rebound-retry), kept in Redis or
-//! Valkey.
+//! A fleet-wide retry quota and adaptive rate limiter for
+//! [rebound](https://docs.rs/rebound-retry), kept in Redis or Valkey.
 //!
 //! A retry quota stops a client from adding retries to a service that is already failing:
 //! every retry takes tokens, every success gives some back. One quota per process is blind to
@@ -40,6 +40,10 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! [`FleetLimiter`] does the same for adaptive mode's send rate: each process's limiter keeps
+//! reacting to its own throttles, and a background task holds it under its share of the
+//! fleet's rate, which the first throttle anywhere in the fleet cuts ([`member_ceiling`]).
 //!
 //! The client alone:
 //!
