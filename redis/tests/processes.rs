@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetState};
-use rebound_runtime::{Classified, Retry, StandardRetryStrategy};
-use support::{ChildProcess, RedisServer};
+use rebound_runtime::StandardRetryStrategy;
+use support::{ChildProcess, RedisServer, failing_request};
 
 /// The server's URL, for the child role.
 const CHILD_URL: &str = "REBOUND_PROCESSES_CHILD_URL";
@@ -56,15 +56,6 @@ fn config(case: &str) -> FleetQuotaConfig {
         .strict_start(true)
         .build()
         .unwrap()
-}
-
-/// A request that fails every attempt with a retryable error; the retries it was granted.
-fn failing_request(strategy: &StandardRetryStrategy) -> u32 {
-    let err = Retry::new(strategy)
-        .sleeper(|_: Duration| ())
-        .run_classified(|_| Err::<(), _>("unavailable"), |_| Classified::retryable())
-        .unwrap_err();
-    err.attempts() - 1
 }
 
 /// The child's role: a `FleetQuota` on the fleet, failing requests 2 ms apart for [`RUN`];

@@ -11,17 +11,7 @@ use rebound_redis::{FleetQuota, FleetState};
 use rebound_runtime::{
     Classified, Retry, RetryStrategy, StandardRetryStrategy, StopReason, TokenAcquisitionFailed,
 };
-use support::{RedisServer, client, poll};
-
-/// A request that fails every attempt with a retryable error (cost 5); the retries it was
-/// granted.
-fn failing_request(strategy: &StandardRetryStrategy) -> u32 {
-    let err = Retry::new(strategy)
-        .sleeper(|_: Duration| ())
-        .run_classified(|_| Err::<(), _>("unavailable"), |_| Classified::retryable())
-        .unwrap_err();
-    err.attempts() - 1
-}
+use support::{RedisServer, client, failing_request, poll};
 
 /// Two processes' strategies (two `FleetQuota`s on one fleet of 100 tokens, leases of 25)
 /// retry failing requests until the fleet's pool is empty: together they get exactly

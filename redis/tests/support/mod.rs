@@ -425,3 +425,16 @@ impl Drop for ChildProcess {
         let _ = self.child.wait();
     }
 }
+
+/// A request through `strategy` that fails every attempt with a retryable error (cost 5),
+/// without sleeping between attempts; the retries it was granted.
+pub(crate) fn failing_request(strategy: &rebound_runtime::StandardRetryStrategy) -> u32 {
+    let err = rebound_runtime::Retry::new(strategy)
+        .sleeper(|_: Duration| ())
+        .run_classified(
+            |_| Err::<(), _>("unavailable"),
+            |_| rebound_runtime::Classified::retryable(),
+        )
+        .unwrap_err();
+    err.attempts() - 1
+}
