@@ -175,8 +175,10 @@ impl Sharer {
         let tick = (period / 4).max(Duration::from_millis(1));
         let mut wait = Duration::ZERO;
         loop {
+            // While the store fails, the backoff decides alone.
+            let joined = !self.local.load(std::sync::atomic::Ordering::Acquire);
             let new_throttles = self.control.reading().throttles > self.reported_throttles;
-            if wait.is_zero() || new_throttles {
+            if wait.is_zero() || (joined && new_throttles) {
                 let result = self.share().await;
                 if result.is_err() {
                     // Local limits: the process's own limiter alone.
