@@ -6,7 +6,9 @@
 //!   final run of successes;
 //! - a retry's delay is only its own backoff (never a wait booked by another
 //!   request), and a send permit's wait is at most the limiter's 0.25 s
-//!   recheck interval, whatever the other threads do.
+//!   recheck interval, whatever the other threads do;
+//! - a ceiling a coordinator sets on the adaptive limiter (`RateControl`, what a fleet's
+//!   background task does) holds while the threads send and answer.
 
 use std::sync::Arc;
 use std::thread;
@@ -180,4 +182,54 @@ fn adaptive_keeps_quota_and_waits_in_bounds(cut_once_per_event: bool) {
     assert!(strategy.rate_limiter().is_enabled());
     settle(&strategy);
     assert_eq!(strategy.standard().quota().available(), capacity);
+}
+
+/// A coordinator (a fleet's background task) sets and lifts a ceiling on a shared adaptive
+/// strategy while 8 threads send and answer through it: after each ceiling is set, every
+/// reading shows it and a send rate at or below it, whatever the responses recompute.
+#[test]
+fn a_ceiling_set_by_a_coordinator_holds_under_load() {
+    use rebound_runtime::rate_limiter::RateControl;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let clock = ManualClock::new();
+    let standard = StandardRetryStrategy::builder().random(|| 0.5).build();
+    let strategy = Arc::new(
+        AdaptiveRetryStrategy::builder(standard)
+            .clock(clock.clone())
+            .build(),
+    );
+    let done = Arc::new(AtomicBool::new(false));
+    let coordinator = {
+        let (strategy, done) = (Arc::clone(&strategy), Arc::clone(&done));
+        thread::spawn(move || {
+            let mut rng = Rng(0x00c0_ffee);
+            let mut checked = 0_u64;
+            while !done.load(Ordering::Acquire) {
+                let ceiling = (rng.percent() > 10).then(|| 0.5 + (rng.next() % 2000) as f64 / 10.0);
+                strategy.set_ceiling(ceiling);
+                for _ in 0..16 {
+                    let reading = strategy.reading();
+                    assert_eq!(reading.ceiling, ceiling.map(|c| c.max(0.5)));
+                    if let (Some(ceiling), Some(rate)) = (ceiling, reading.send_rate) {
+                        assert!(rate <= ceiling.max(0.5), "{rate} > {ceiling}");
+                        checked += 1;
+                    }
+                }
+            }
+            checked
+        })
+    };
+    let advance = clock.clone();
+    let read = clock.clone();
+    hammer(
+        &strategy,
+        30,
+        |_: &AdaptiveRetryStrategy<ManualClock>| {},
+        move || read.elapsed(),
+        move |permit, _| advance.advance(permit.wait() / 64 + Duration::from_micros(50)),
+    );
+    done.store(true, Ordering::Release);
+    let checked = coordinator.join().unwrap();
+    assert!(checked > 1000, "{checked} readings under a ceiling");
 }
