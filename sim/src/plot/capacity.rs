@@ -5,37 +5,18 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use super::series::{Panel, Series, draw};
-use super::{COLOURS, REFERENCE};
+use super::{REFERENCE, run_lines};
 use crate::capacity::{CapacityRun, CapacityStrategy, PartitionedRun, partitioned::COOL_LOAD};
 use crate::driver::Record;
 use crate::driver::timeline::Bin;
 
-fn per_second(record: &Record, table: usize, value: fn(&Bin) -> Option<f64>) -> Vec<Option<f64>> {
-    let width = record.timeline.width();
-    record
-        .timeline
-        .bins(table)
-        .iter()
-        .map(|b| value(b).map(|v| v / width))
-        .collect()
-}
-
+/// One line per run: `value` per second.
 fn lines<'a>(
     runs: impl IntoIterator<Item = (&'a str, &'a Record)>,
     table: usize,
     value: fn(&Bin) -> Option<f64>,
 ) -> Vec<Series> {
-    runs.into_iter()
-        .zip(COLOURS)
-        .map(|((name, record), colour)| {
-            Series::binned(
-                name,
-                colour,
-                record.timeline.width(),
-                per_second(record, table, value),
-            )
-        })
-        .collect()
+    run_lines(runs, table, |b, width| value(b).map(|v| v / width))
 }
 
 /// Writes `file` into `dir` for `runs` (one case and load, every strategy):

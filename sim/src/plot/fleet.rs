@@ -5,7 +5,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use super::series::{Panel, Series, draw};
-use super::{COLOURS, REFERENCE};
+use super::{REFERENCE, run_lines};
 use crate::driver::timeline::Bin;
 use crate::fleet::{FleetParams, FleetRun};
 
@@ -27,23 +27,8 @@ pub fn fleet_plot(
     let largest = runs.iter().map(|r| r.row.processes).max().unwrap_or(0);
     let shown: Vec<&FleetRun> = runs.iter().filter(|r| r.row.processes == largest).collect();
     let lines = |value: fn(&Bin) -> u64| -> Vec<Series> {
-        shown
-            .iter()
-            .zip(COLOURS)
-            .map(|(run, colour)| {
-                let width = run.record.timeline.width();
-                Series::binned(
-                    run.row.quota.name(),
-                    colour,
-                    width,
-                    run.record
-                        .timeline
-                        .bins(0)
-                        .iter()
-                        .map(|b| Some(value(b) as f64 / width)),
-                )
-            })
-            .collect()
+        let named = shown.iter().map(|run| (run.row.quota.name(), &run.record));
+        run_lines(named, 0, |b, width| Some(value(b) as f64 / width))
     };
     let mut goodput = lines(|b| b.successes);
     goodput.push(Series::level(

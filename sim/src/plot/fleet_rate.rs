@@ -6,7 +6,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use super::series::{Panel, Series, draw};
-use super::{COLOURS, REFERENCE};
+use super::{REFERENCE, run_lines};
 use crate::driver::timeline::Bin;
 use crate::fleet::rate::{RateParams, RateRun};
 use crate::report::fleet_rate::TARGET;
@@ -32,19 +32,10 @@ pub fn fleet_rate_plot(
     };
     let shown: Vec<&RateRun> = runs.iter().filter(|r| r.row.processes == n).collect();
     let lines = |value: &dyn Fn(&Bin, f64) -> Option<f64>| -> Vec<Series> {
-        shown
+        let named = shown
             .iter()
-            .zip(COLOURS)
-            .map(|(run, colour)| {
-                let width = run.record.timeline.width();
-                Series::binned(
-                    run.row.variant.name(),
-                    colour,
-                    width,
-                    run.record.timeline.bins(0).iter().map(|b| value(b, width)),
-                )
-            })
-            .collect()
+            .map(|run| (run.row.variant.name(), &run.record));
+        run_lines(named, 0, value)
     };
     let capacity = || {
         Series::level(

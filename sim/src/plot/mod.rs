@@ -13,6 +13,10 @@ use plotters::style::RGBColor;
 
 pub use occ::{line_plot, occ_plots};
 
+use crate::driver::Record;
+use crate::driver::timeline::Bin;
+use series::Series;
+
 /// Line colours, in series order (a colour-blind-friendly palette).
 pub const COLOURS: [RGBColor; 8] = [
     RGBColor(0xd6, 0x27, 0x28),
@@ -27,3 +31,24 @@ pub const COLOURS: [RGBColor; 8] = [
 
 /// Black, for reference lines (capacity, offered load).
 pub const REFERENCE: RGBColor = RGBColor(0, 0, 0);
+
+/// One line per named run, in [`COLOURS`] order: `value(bin, bin width)` over the time bins of
+/// the run's table `table`, broken where it is `None`.
+pub fn run_lines<'a>(
+    runs: impl IntoIterator<Item = (&'a str, &'a Record)>,
+    table: usize,
+    value: impl Fn(&Bin, f64) -> Option<f64>,
+) -> Vec<Series> {
+    runs.into_iter()
+        .zip(COLOURS)
+        .map(|((name, record), colour)| {
+            let width = record.timeline.width();
+            Series::binned(
+                name,
+                colour,
+                width,
+                record.timeline.bins(table).iter().map(|b| value(b, width)),
+            )
+        })
+        .collect()
+}

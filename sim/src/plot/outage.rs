@@ -5,7 +5,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use super::series::{Panel, Series, draw};
-use super::{COLOURS, REFERENCE};
+use super::{REFERENCE, run_lines};
 use crate::outage::{OutageParams, OutageRun};
 
 /// Writes `file` into `dir` for `runs` (one outage answer, every strategy):
@@ -24,27 +24,9 @@ pub fn outage_plot(
 ) -> Result<PathBuf, Box<dyn Error>> {
     let path = dir.join(file);
     let end = params.end();
-    let per_bin = |run: &OutageRun, value: fn(&crate::driver::timeline::Bin) -> u64| {
-        let width = run.record.timeline.width();
-        run.record
-            .timeline
-            .bins(0)
-            .iter()
-            .map(move |b| Some(value(b) as f64 / width))
-            .collect::<Vec<_>>()
-    };
     let lines = |value: fn(&crate::driver::timeline::Bin) -> u64| -> Vec<Series> {
-        runs.iter()
-            .zip(COLOURS)
-            .map(|(run, colour)| {
-                Series::binned(
-                    run.strategy.name(),
-                    colour,
-                    run.record.timeline.width(),
-                    per_bin(run, value),
-                )
-            })
-            .collect()
+        let named = runs.iter().map(|run| (run.strategy.name(), &run.record));
+        run_lines(named, 0, |b, width| Some(value(b) as f64 / width))
     };
     let mut attempts = lines(|b| b.attempts);
     attempts.push(Series::level(
