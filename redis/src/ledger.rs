@@ -156,11 +156,10 @@ impl Ledger {
     /// as spent) becomes pending refunds. Returns the balance.
     pub(crate) fn settle(&self, keep: u32, held: u32) -> u32 {
         let given_back = keep.saturating_sub(held);
-        let after = |balance: u32| balance.saturating_sub(given_back).min(held);
-        let before = self.update(|_, balance| (held, after(balance)));
+        let before = self.update(|_, balance| (held, balance.saturating_sub(given_back).min(held)));
         let balance = unpack(before).1.saturating_sub(given_back);
         self.add_pending(balance.saturating_sub(held));
-        after(unpack(before).1)
+        balance.min(held)
     }
 
     /// A grant: the store added `granted` tokens and the lease now holds `held`. The balance

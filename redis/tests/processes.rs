@@ -144,13 +144,7 @@ fn four_processes_share_one_capacity_through_an_outage() {
         "every process drew from the fleet: {each:?}"
     );
     let snapshot = server.snapshot(&format!("processes-{OUTAGE}"));
-    snapshot.assert_invariant("after the outage");
-    assert_eq!(
-        (snapshot.available, snapshot.held_total),
-        (Some(0), Some(0)),
-        "{snapshot:?}"
-    );
-    assert!(snapshot.leases.is_empty(), "the leases were given back");
+    assert_spent_and_given_back(&snapshot);
 }
 
 /// The same outage, and the store dies while it lasts: each process falls back to its own
@@ -198,6 +192,12 @@ fn four_processes_through_an_outage_and_a_dead_store() {
         "the pool and the fallback buckets were all usable: {each:?}"
     );
     let snapshot = server.snapshot(&fleet);
+    assert_spent_and_given_back(&snapshot);
+}
+
+/// After an outage that spent the whole pool and clean shutdowns: nothing left, nothing held,
+/// no lease.
+fn assert_spent_and_given_back(snapshot: &support::Snapshot) {
     snapshot.assert_invariant("after the outage");
     assert_eq!(
         (snapshot.available, snapshot.held_total),

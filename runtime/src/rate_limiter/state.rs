@@ -51,7 +51,8 @@ pub const MAX_RATE_ADJUST_SCALE: f64 = 2.0;
 /// ```
 // `repr(C)`, fields in this order: what a success writes (the bucket, then
 // the meter's count) comes first, so that behind a mutex's lock word it
-// fills one cache line; CUBIC, which only a throttle writes, and the flag
+// fills one cache line; CUBIC, the flag and the throttle count, which only
+// a throttle writes, and the ceiling, which a coordinator sets now and then,
 // are on the next, which threads answering at once share unwritten.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[repr(C)]
