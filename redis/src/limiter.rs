@@ -135,6 +135,16 @@ impl Drop for FleetLimiter {
 /// client's). A member's share of it is half in proportion to what it measures and half an
 /// equal share: a process that sends more gets more, and one that sends little (or just
 /// started) still gets a part to grow into. The shares add up to the fleet's rate.
+///
+/// ```
+/// use rebound_redis::{FleetLimiter, FleetRateState, member_ceiling};
+///
+/// // Just cut from 1000 requests/s; four members measure 1000/s together, this one 400/s.
+/// let fleet = FleetRateState { cuts: 1, w_max_milli: 1_000_000, since_cut_ms: 0, sum_milli: 1_000_000, members: 4 };
+/// let ceiling = member_ceiling(FleetLimiter::SHAPE, &fleet, 400.0).unwrap();
+/// // The fleet's rate is 85% of 1000/s; this member's share is (0.4 + 0.25) / 2 of it.
+/// assert!((ceiling - 850.0 * 0.325).abs() < 1e-6);
+/// ```
 #[must_use]
 pub fn member_ceiling(shape: CubicShape, fleet: &FleetRateState, own_rate: f64) -> Option<f64> {
     if fleet.cuts == 0 {
