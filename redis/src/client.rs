@@ -206,7 +206,7 @@ impl FleetQuotaClient {
     async fn call_with(
         &self,
         script: &LuaScript,
-        keys: &[String; 3],
+        keys: &[String],
         args: Vec<String>,
     ) -> Result<Value, FleetError> {
         let mut conn = self.conn.clone();

@@ -6,10 +6,11 @@
 /// The keys of one fleet, in the order its scripts take them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FleetKeys {
-    /// The quota's: the pool (a hash: `capacity`, `available`, `held_total`), the leases (a
-    /// sorted set: lease id → expiry in milliseconds of the store's clock) and the tokens each
-    /// lease holds (a hash: lease id → tokens).
-    pub(crate) quota: [String; 3],
+    /// The quota's: the pool (a hash: `capacity`, `available`, `held_total`, `owed_total`),
+    /// the leases (a sorted set: lease id → expiry in milliseconds of the store's clock), the
+    /// tokens each lease holds (a hash: lease id → tokens) and what each lease's last report
+    /// said it spent and has not refunded yet (a hash: lease id → tokens).
+    pub(crate) quota: [String; 4],
     /// The rate limiter's: its state (a hash: `cuts`, `w_max`, `cut_ms`, `sum`), its members
     /// (a sorted set: member id → expiry) and their rates (a hash: member id → measured rate in
     /// milli-requests per second).
@@ -22,7 +23,7 @@ impl FleetKeys {
     pub(crate) fn new(fleet: &str) -> Self {
         let key = |name: &str| format!("rebound:{{{fleet}}}:{name}");
         Self {
-            quota: [key("pool"), key("leases"), key("held")],
+            quota: [key("pool"), key("leases"), key("held"), key("owed")],
             limiter: [key("limiter"), key("members"), key("rates")],
         }
     }
@@ -40,7 +41,8 @@ mod tests {
             [
                 "rebound:{checkout}:pool",
                 "rebound:{checkout}:leases",
-                "rebound:{checkout}:held"
+                "rebound:{checkout}:held",
+                "rebound:{checkout}:owed"
             ]
         );
         assert_eq!(

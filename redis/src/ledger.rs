@@ -4,9 +4,9 @@
 //! in the store as last reported, and `balance`, the part of it not spent yet. Both live in one
 //! `AtomicU64` (held in the high half, balance in the low half), so every change sees and keeps
 //! `balance <= held` in one compare-and-swap. Refunds that do not fit under `held` wait in
-//! `pending` for the next report.
+//! `pending` for the next report, as far as the last report's refund room allows.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 const fn pack(held: u32, balance: u32) -> u64 {
     ((held as u64) << 32) | balance as u64
@@ -42,23 +42,22 @@ pub(crate) struct Ledger {
     word: AtomicU64,
     /// Refunds earned beyond what the balance could take back, for the next report.
     pending: AtomicU32,
-    /// The most refunds that wait: more could never fit in the pool.
-    pending_cap: u32,
-    /// Whether the last report found the fleet's pool full (no token spent anywhere, as far as
-    /// the store knew): then a refund beyond the balance has nothing to refill and is dropped,
-    /// as a full local quota drops it. Taken as full until the first report says otherwise: a
-    /// process that just joined has no refunds of its own to give.
-    pool_full: AtomicBool,
+    /// How many more refunds may wait for the next report: what is left of the last report's
+    /// [refund room](crate::ReportAck::refund_room) (the tokens the fleet's pool missed that
+    /// this lease may refill). A refund beyond it had nothing to refill when it was earned, as
+    /// a full local quota drops it, and is dropped: so refunds earned while the pool was full
+    /// cannot refill it later, during an outage. 0 until the first report: a process that just
+    /// joined has no refunds of its own to give.
+    room: AtomicU32,
 }
 
 impl Ledger {
-    /// An empty ledger (no lease yet) whose pending refunds stop at `pending_cap`.
-    pub(crate) const fn new(pending_cap: u32) -> Self {
+    /// An empty ledger: no lease yet, no refund room.
+    pub(crate) const fn new() -> Self {
         Self {
             word: AtomicU64::new(0),
             pending: AtomicU32::new(0),
-            pending_cap,
-            pool_full: AtomicBool::new(true),
+            room: AtomicU32::new(0),
         }
     }
 
@@ -96,8 +95,7 @@ impl Ledger {
     }
 
     /// A success's refund of `amount`: first back into the balance, up to `held`; the rest
-    /// waits for the next report (up to the pending cap; beyond it, refunds are dropped), unless
-    /// the last report found the pool full: then the rest is dropped.
+    /// waits for the next report, as far as the refund room allows, and beyond it is dropped.
     pub(crate) fn release(&self, amount: u32) -> Refunded {
         if amount == 0 {
             return Refunded::default();
@@ -114,32 +112,33 @@ impl Ledger {
             }
             Err(_full) => 0,
         };
-        let pending = if self.pool_full.load(Ordering::Acquire) {
-            0
-        } else {
-            self.add_pending(amount - restored)
-        };
+        let pending = self.add_pending(amount - restored);
         Refunded { restored, pending }
     }
 
-    /// Whether the last report found the pool full (see [`release`](Self::release)).
-    pub(crate) fn set_pool_full(&self, full: bool) {
-        self.pool_full.store(full, Ordering::Release);
+    /// A report's [refund room](crate::ReportAck::refund_room): from now on, up to `room`
+    /// more refunds wait for the next report (what the room before left unused is forgotten).
+    pub(crate) fn set_room(&self, room: u32) {
+        self.room.store(room, Ordering::Release);
     }
 
-    /// Adds up to `amount` to the pending refunds, never above the cap; returns what was added.
+    /// Adds up to `amount` to the pending refunds, as far as the room allows; returns what was
+    /// added.
     fn add_pending(&self, amount: u32) -> u32 {
         if amount == 0 {
             return 0;
         }
-        let cap = self.pending_cap;
         match self
-            .pending
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
-                (pending < cap).then(|| pending.saturating_add(amount).min(cap))
+            .room
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |room| {
+                (room > 0).then(|| room - amount.min(room))
             }) {
-            Ok(before) => before.saturating_add(amount).min(cap) - before,
-            Err(_full) => 0,
+            Ok(room) => {
+                let added = amount.min(room);
+                self.pending.fetch_add(added, Ordering::AcqRel);
+                added
+            }
+            Err(_none) => 0,
         }
     }
 
@@ -174,6 +173,7 @@ impl Ledger {
     /// pending refunds dropped (the tokens they refund went back to the pool with the lease).
     pub(crate) fn void(&self) {
         self.word.store(0, Ordering::Release);
+        self.room.store(0, Ordering::Release);
         self.pending.store(0, Ordering::Release);
     }
 
@@ -199,8 +199,8 @@ mod tests {
 
     #[test]
     fn acquire_and_release_stay_within_held() {
-        let ledger = Ledger::new(100);
-        ledger.set_pool_full(false);
+        let ledger = Ledger::new();
+        ledger.set_room(100);
         assert_eq!(ledger.try_acquire(5), Err(0), "no lease yet");
         assert_eq!(ledger.try_acquire(0).map(|a| a.after), Ok(0));
         assert_eq!(ledger.grant(25, 25), 25);
@@ -236,19 +236,23 @@ mod tests {
     }
 
     #[test]
-    fn pending_refunds_stop_at_the_cap() {
-        let ledger = Ledger::new(10);
-        ledger.set_pool_full(false);
+    fn pending_refunds_stop_at_the_room() {
+        let ledger = Ledger::new();
+        ledger.set_room(10);
         assert_eq!(ledger.release(7).pending, 7);
         assert_eq!(ledger.release(7).pending, 3);
         assert_eq!(ledger.release(u32::MAX).pending, 0);
         assert_eq!(ledger.pending(), 10);
+        // A new report's room replaces what is left of the old one.
+        ledger.take_pending();
+        ledger.set_room(4);
+        assert_eq!(ledger.release(7).pending, 4);
     }
 
     #[test]
     fn reports_cap_the_balance_and_keep_the_excess_as_refunds() {
-        let ledger = Ledger::new(100);
-        ledger.set_pool_full(false);
+        let ledger = Ledger::new();
+        ledger.set_room(100);
         ledger.grant(25, 25);
         ledger.try_acquire(15).unwrap(); // balance 10: the report says keep 10
         ledger.release(5); // meanwhile a success restores 5: balance 15
@@ -271,7 +275,7 @@ mod tests {
     /// the balance, including when some of the 20 were spent while the report was under way.
     #[test]
     fn tokens_given_back_leave_the_balance() {
-        let ledger = Ledger::new(100);
+        let ledger = Ledger::new();
         ledger.grant(25, 25);
         ledger.try_acquire(5).unwrap(); // the report says keep 20
         ledger.try_acquire(5).unwrap(); // meanwhile a retry: balance 15
@@ -287,11 +291,11 @@ mod tests {
         assert_eq!(ledger.pending(), 0);
     }
 
-    /// While the last report found the pool full, refunds beyond the balance are dropped; the
-    /// balance is still restored.
+    /// Without refund room (before the first report, or when the last found the pool full),
+    /// refunds beyond the balance are dropped; the balance is still restored.
     #[test]
-    fn a_full_pool_drops_refunds_it_could_not_use() {
-        let ledger = Ledger::new(100);
+    fn refunds_beyond_the_room_are_dropped() {
+        let ledger = Ledger::new();
         ledger.grant(25, 25);
         assert_eq!(ledger.release(3), Refunded::default());
         ledger.try_acquire(5).unwrap();
@@ -302,8 +306,11 @@ mod tests {
                 pending: 0
             }
         );
-        ledger.set_pool_full(false);
-        assert_eq!(ledger.release(3).pending, 3);
+        ledger.set_room(3);
+        assert_eq!(ledger.release(5).pending, 3);
+        ledger.void();
+        ledger.grant(25, 25);
+        assert_eq!(ledger.release(5).pending, 0, "a void lease has no room");
     }
 
     /// 8 threads acquire and refund at random on one lease: the balance never exceeds held
@@ -311,8 +318,8 @@ mod tests {
     #[test]
     fn concurrent_acquire_and_release_conserve_tokens() {
         const HELD: u32 = 200;
-        let ledger = Arc::new(Ledger::new(u32::MAX));
-        ledger.set_pool_full(false);
+        let ledger = Arc::new(Ledger::new());
+        ledger.set_room(u32::MAX);
         ledger.grant(HELD, HELD);
         let threads: Vec<_> = (0..8u64)
             .map(|t| {

@@ -138,7 +138,7 @@ impl FleetQuota {
     ) -> Self {
         let config = client.config().clone();
         let shared = Arc::new(Shared {
-            ledger: Ledger::new(config.capacity()),
+            ledger: Ledger::new(),
             fallback: RetryQuota::new(config.fallback_capacity()),
             local: AtomicBool::new(false),
             low_water: config.low_water_mark(),
@@ -319,9 +319,10 @@ impl Refresher {
             let (_, keep) = ledger.load();
             match self.client.report(keep, refunds).await {
                 Ok(ack) => {
+                    // The room first: what settling moves from the balance to the pending
+                    // refunds repays tokens this report said were spent.
+                    ledger.set_room(ack.refund_room);
                     ledger.settle(keep, ack.held);
-                    let pool = u64::from(ack.available) + u64::from(ack.held_total);
-                    ledger.set_pool_full(pool >= u64::from(self.client.config().capacity()));
                 }
                 Err(FleetError::LeaseLost) => {
                     // The lease lapsed: its tokens are back in the pool, the balance is void.

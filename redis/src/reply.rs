@@ -40,10 +40,14 @@ pub struct ReportAck {
     pub held: u32,
     /// The tokens in the pool after the refunds.
     pub available: u32,
-    /// The tokens all live leases hold together, this one's included: when `available +
-    /// held_total` is the capacity, no token of the fleet is spent as far as the store knows,
-    /// so a refund has nothing to refill.
+    /// The tokens all live leases hold together, this one's included.
     pub held_total: u32,
+    /// How many refunds beyond its balance this lease may bring to its next report: the
+    /// tokens this report said it spent, plus its share of what the pool misses
+    /// (`capacity - available - held_total`), never more than the pool misses. Refunds earned
+    /// beyond it had nothing to refill when they were earned, as a full local quota drops
+    /// them, and are dropped.
+    pub refund_room: u32,
 }
 
 /// The answer to [`release`](crate::FleetQuotaClient::release).
@@ -373,13 +377,13 @@ pub fn limiter(
     })
 }
 
-/// `report`'s reply: `OK held available held_total`, or `LOST`.
+/// `report`'s reply: `OK held available held_total refund_room`, or `LOST`.
 pub fn report(value: &Value, configured: u32, keep: u32) -> Result<ReportAck, FleetError> {
-    let status = status(value, 3)?;
+    let status = status(value, 4)?;
     if let Status::Mismatch(_) = status {
         return Err(unexpected("MISMATCH"));
     }
-    let [held, available, held_total] = ok_counts(status, configured)?;
+    let [held, available, held_total, refund_room] = ok_counts(status, configured)?;
     if held > keep {
         return Err(inconsistent(format!("holding {held} after keeping {keep}")));
     }
@@ -393,10 +397,17 @@ pub fn report(value: &Value, configured: u32, keep: u32) -> Result<ReportAck, Fl
             "held {held_total} + available {available} exceeds capacity {configured}"
         )));
     }
+    let missing = u64::from(configured) - u64::from(held_total) - u64::from(available);
+    if u64::from(refund_room) > missing {
+        return Err(inconsistent(format!(
+            "a refund room of {refund_room} where the pool misses {missing}"
+        )));
+    }
     Ok(ReportAck {
         held,
         available,
         held_total,
+        refund_room,
     })
 }
 
@@ -461,11 +472,12 @@ mod tests {
             }
         );
         assert_eq!(
-            report(&ok(&[10, 480, 20]), 500, 10).unwrap(),
+            report(&ok(&[10, 470, 20, 10]), 500, 10).unwrap(),
             ReportAck {
                 held: 10,
-                available: 480,
-                held_total: 20
+                available: 470,
+                held_total: 20,
+                refund_room: 10
             }
         );
         assert_eq!(
@@ -582,7 +594,7 @@ mod tests {
             );
         }
         assert!(matches!(
-            reply_error(report(&ok(&[1, 2, 3, 4]), 5, 1)),
+            reply_error(report(&ok(&[1, 2, 3, 4, 5]), 5, 1)),
             ReplyError::Arity { .. }
         ));
         let lost = Value::Array(vec![bulk("LOST"), Value::Int(0)]);
@@ -622,7 +634,13 @@ mod tests {
             Value::Boolean(true),
             Value::Array(vec![Value::Int(5)]),
         ] {
-            let value = Value::Array(vec![bulk("OK"), bad.clone(), Value::Int(0), Value::Int(5)]);
+            let value = Value::Array(vec![
+                bulk("OK"),
+                bad.clone(),
+                Value::Int(0),
+                Value::Int(5),
+                Value::Int(0),
+            ]);
             assert!(
                 matches!(
                     reply_error(report(&value, 5, 5)),
@@ -674,16 +692,21 @@ mod tests {
         ));
         // report: never more than kept.
         assert!(matches!(
-            reply_error(report(&ok(&[11, 0, 11]), 500, 10)),
+            reply_error(report(&ok(&[11, 0, 11, 0]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         assert!(matches!(
-            reply_error(report(&ok(&[10, 491, 10]), 500, 10)),
+            reply_error(report(&ok(&[10, 491, 10, 0]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         // report: this lease's tokens are part of all leases'.
         assert!(matches!(
-            reply_error(report(&ok(&[10, 0, 9]), 500, 10)),
+            reply_error(report(&ok(&[10, 0, 9, 0]), 500, 10)),
+            ReplyError::Inconsistent(_)
+        ));
+        // report: the refund room is within what the pool misses.
+        assert!(matches!(
+            reply_error(report(&ok(&[10, 470, 20, 11]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         // release: never more than kept, never above capacity.

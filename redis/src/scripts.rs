@@ -31,7 +31,7 @@ impl LuaScript {
     pub(crate) async fn run(
         &self,
         conn: &mut ConnectionManager,
-        keys: &[String; 3],
+        keys: &[String],
         args: &[String],
     ) -> RedisResult<Value> {
         let mut evalsha = redis::cmd("EVALSHA");
@@ -54,7 +54,7 @@ impl LuaScript {
     }
 }
 
-fn push_keys_and_args(cmd: &mut redis::Cmd, keys: &[String; 3], args: &[String]) {
+fn push_keys_and_args(cmd: &mut redis::Cmd, keys: &[String], args: &[String]) {
     cmd.arg(keys.len()).arg(keys).arg(args);
 }
 

@@ -22,11 +22,31 @@ struct Model {
     capacity: u64,
     available: u64,
     held: BTreeMap<String, u64>,
+    /// What each lease's last report said it spent, not refunded yet.
+    owed: BTreeMap<String, u64>,
 }
 
 impl Model {
+    fn new(capacity: u64) -> Self {
+        Self {
+            capacity,
+            available: capacity,
+            held: BTreeMap::new(),
+            owed: BTreeMap::new(),
+        }
+    }
+
     fn held_total(&self) -> u64 {
         self.held.values().sum()
+    }
+
+    fn owed_total(&self) -> u64 {
+        self.owed.values().sum()
+    }
+
+    /// The tokens the pool misses.
+    fn missing(&self) -> u64 {
+        self.capacity - self.held_total() - self.available
     }
 
     /// The capacity split evenly between the live leases.
@@ -50,27 +70,44 @@ impl Model {
         }
     }
 
-    fn report(&mut self, id: &str, keep: u32, refunds: u32) -> Option<ReportAck> {
+    /// The reply, but for its refund room; and the range that room must be in (the share's
+    /// remainder goes to a lease at random).
+    fn report(&mut self, id: &str, keep: u32, refunds: u32) -> Option<(ReportAck, (u32, u32))> {
+        let nobodys = self.missing() - self.owed_total();
         let share = self.fair_share();
         let held = self.held.get_mut(id)?;
-        let kept = (*held).min(u64::from(keep));
+        let tokens = *held;
+        let kept = tokens.min(u64::from(keep));
+        let spent = tokens - kept;
         let returned = kept.saturating_sub(share);
         *held = kept - returned;
         let held = *held;
-        let room = self.capacity - self.held_total();
-        self.available = (self.available + returned + u64::from(refunds)).min(room);
-        Some(ReportAck {
+        self.available += returned;
+        let owes = self.owed.remove(id).unwrap_or(0);
+        self.available += u64::from(refunds).min(owes + nobodys);
+        if spent > 0 {
+            self.owed.insert(id.to_owned(), spent);
+        }
+        let missing = self.missing();
+        let nobodys = missing - self.owed_total();
+        let live = self.held.len() as u64;
+        let least = (spent + nobodys / live).min(missing);
+        let most = (spent + nobodys.div_ceil(live)).min(missing);
+        let ack = ReportAck {
             held: u32::try_from(held).unwrap(),
             available: u32::try_from(self.available).unwrap(),
             held_total: u32::try_from(self.held_total()).unwrap(),
-        })
+            refund_room: 0,
+        };
+        let room = (u32::try_from(least).unwrap(), u32::try_from(most).unwrap());
+        Some((ack, room))
     }
 
     fn release(&mut self, id: &str, keep: u32) -> Option<(u32, u32)> {
         let held = self.held.remove(id)?;
+        self.owed.remove(id);
         let returned = held.min(u64::from(keep));
-        let room = self.capacity - self.held_total();
-        self.available = (self.available + returned).min(room);
+        self.available += returned;
         Some((
             u32::try_from(returned).unwrap(),
             u32::try_from(self.available).unwrap(),
@@ -94,11 +131,7 @@ async fn random_calls_follow_the_arithmetic_and_keep_the_invariant() {
     let clients: Vec<FleetQuotaClient> = (1..=4)
         .map(|i| base.clone().with_lease_id(LeaseId::from_u64(i)))
         .collect();
-    let mut model = Model {
-        capacity: 100,
-        available: 100,
-        held: BTreeMap::new(),
-    };
+    let mut model = Model::new(100);
     let mut conn = server.connection();
     let mut rng = SplitMix::new(0x5eed_0031);
     for step in 0..400 {
@@ -118,7 +151,22 @@ async fn random_calls_follow_the_arithmetic_and_keep_the_invariant() {
                 let refunds = rng.up_to(30);
                 let result = who.report(keep, refunds).await;
                 match model.report(&id, keep, refunds) {
-                    Some(expected) => assert_eq!(result.expect("report"), expected),
+                    Some((expected, (least, most))) => {
+                        let ack = result.expect("report");
+                        assert_eq!(
+                            ReportAck {
+                                refund_room: 0,
+                                ..ack
+                            },
+                            expected,
+                            "step {step}"
+                        );
+                        assert!(
+                            (least..=most).contains(&ack.refund_room),
+                            "step {step}: room {} not in {least}..={most}",
+                            ack.refund_room
+                        );
+                    }
                     None => assert!(
                         matches!(result, Err(FleetError::LeaseLost)),
                         "step {step}: {result:?}"
@@ -146,6 +194,7 @@ async fn random_calls_follow_the_arithmetic_and_keep_the_invariant() {
         snapshot.assert_invariant(&context);
         assert_eq!(snapshot.available, Some(model.available), "{context}");
         assert_eq!(snapshot.held, model.held, "{context}");
+        assert_eq!(snapshot.owed, model.owed, "{context}");
     }
 }
 
@@ -200,26 +249,33 @@ async fn refunds_never_fill_the_pool_beyond_what_leases_leave() {
         ReportAck {
             held: 30,
             available: 50,
-            held_total: 50
+            held_total: 50,
+            refund_room: 0
         }
     );
-    // `a` spent 10 on retries: now refunds fill the pool up to 100 - 20 - 20 = 60, not beyond.
+    // `a` spent 10 on retries. Refunds reported with the spending were earned before it (a
+    // refund restores the balance first): they have nothing to repay. The 10 are what `a`
+    // owes now, and its room for the next report.
     let ack = a.report(20, 7).await.unwrap();
     assert_eq!(
         ack,
         ReportAck {
             held: 20,
-            available: 57,
-            held_total: 40
+            available: 50,
+            held_total: 40,
+            refund_room: 10
         }
     );
+    // The next report's refunds repay them, and fill the pool up to 100 - 20 - 20 = 60, not
+    // beyond.
     let ack = a.report(20, u32::MAX).await.unwrap();
     assert_eq!(
         ack,
         ReportAck {
             held: 20,
             available: 60,
-            held_total: 40
+            held_total: 40,
+            refund_room: 0
         }
     );
     server.snapshot(fleet).assert_conserved("after the refunds");

@@ -12,6 +12,7 @@ use rebound_redis::{
     FleetListener, FleetQuota, FleetQuotaConfig, FleetQuotaConfigBuilder, FleetState,
     FleetStateChange,
 };
+use rebound_runtime::RetryQuota;
 use support::{RedisServer, client, poll};
 
 /// Short leases for the tests: TTL 1 s, refreshed every 100 ms, calls within 200 ms.
@@ -174,6 +175,58 @@ async fn refunds_return_to_the_pool_through_reports() {
     closed.assert_conserved("after close");
     assert_eq!(closed.available, Some(100), "the lease was given back");
     assert!(closed.held.is_empty(), "{closed:?}");
+}
+
+/// Two quotas share a capacity of 50. Each pays 5 for a retry and gets 5 back when it
+/// succeeds; one also earns 100 refunds of 1 while the pool misses nothing. Then an outage,
+/// before the next reports, spends everything: the fleet lets 10 retries through, as one local `RetryQuota` of 50 does
+/// after the same calls. Refunds earned while there was nothing to refill are not banked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refunds_on_a_full_pool_are_not_banked_for_an_outage() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "banked";
+    let a = quota(&server, fleet, |b| b.capacity(50)).await;
+    let b = quota(&server, fleet, |b| b.capacity(50)).await;
+    let local = RetryQuota::new(50);
+    for q in [&a, &b] {
+        q.try_acquire(5).unwrap();
+        local.try_acquire(5).unwrap();
+    }
+    // Both report the retries under way: each lease now holds 20, and the pool misses 10.
+    let reported = poll(Duration::from_secs(3), || async {
+        (a.stats().held == 20 && b.stats().held == 20).then_some(())
+    })
+    .await;
+    assert!(reported.is_some(), "{:?} {:?}", a.stats(), b.stats());
+    for q in [&a, &b] {
+        q.release(5);
+        local.release(5);
+    }
+    for _ in 0..100 {
+        a.release(1);
+        local.release(1);
+    }
+    // The outage starts before the refunds are reported: every request fails, the quotas are
+    // drained.
+    let mut local_retries = 0;
+    while local.try_acquire(5).is_ok() {
+        local_retries += 1;
+    }
+    let mut retries = 0;
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_millis(1500) {
+        for q in [&a, &b] {
+            while q.try_acquire(5).is_ok() {
+                retries += 1;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(local_retries, 10);
+    assert_eq!(retries, local_retries, "{:?}", server.snapshot(fleet));
+    server.snapshot(fleet).assert_invariant("after the outage");
 }
 
 /// (d) The server is killed mid-run: both quotas fall back to their local buckets (20 tokens

@@ -1,5 +1,6 @@
 -- lease(capacity, id, want, ttl_ms): the lease `id` now expires ttl_ms from now and takes
--- min(want, available) more tokens, never growing beyond its fair share. Creates the pool like init when it does not exist.
+-- min(want, available) more tokens, never growing beyond its fair share. A lease that had
+-- lapsed is taken anew. Creates the pool like init when it does not exist.
 -- Reply: OK granted held available.
 local capacity, bad = count_arg(1)
 if bad then return bad end
@@ -10,13 +11,11 @@ local want, bad_want = count_arg(3)
 if bad_want then return bad_want end
 local ttl, bad_ttl = count_arg(4)
 if bad_ttl then return bad_ttl end
-local p, refused = open_pool(capacity)
+if ttl > MAX_TTL_MS then return {'BADARG', 4} end
+local p, refused, now, lease = open(capacity, id)
 if refused then return refused end
-local now = now_ms()
-reclaim_expired(p, now)
-lease_alive(p, id, now)
 redis.call('ZADD', leases, now + ttl, id)
-local tokens = count(redis.call('HGET', held, id)) or 0
+local tokens = lease.tokens
 local granted = math.max(math.min(want, p.available, fair_share(p) - tokens), 0)
 p.available = p.available - granted
 p.held_total = p.held_total + granted

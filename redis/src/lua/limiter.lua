@@ -14,11 +14,10 @@
 -- Reply: OK cuts w_max since_cut_ms sum members, or WRONGTYPE key type, CORRUPT what, BADARG
 -- position. Every number in it is a whole number from 0 to 2^32 - 1.
 
--- After the prelude (its `count`, `count_arg`, `now_ms` and `wrong_type`, which checks these
--- three keys' types: a hash, a sorted set and a hash, as the quota's).
+-- After the prelude (its `count`, `whole`, `count_arg`, `now_ms`, `beyond_horizon` and
+-- `wrong_type`, which checks these three keys' types: a hash, a sorted set and a hash, as the quota's).
 local limiter, members, rates = KEYS[1], KEYS[2], KEYS[3]
 local MAX_RATE = 1000000000 -- a million requests per second, in milli-requests
-local U32_MAX = 4294967295
 
 local id = ARGV[1]
 if id == nil or id == '' then return {'BADARG', 1} end
@@ -36,20 +35,41 @@ if wrong then return wrong end
 local now = now_ms()
 
 local v = redis.call('HMGET', limiter, 'cuts', 'w_max', 'cut_ms', 'sum')
-local cuts, w_max, cut_ms, sum = count(v[1] or 0), count(v[2] or 0), count(v[3] or 0), count(v[4] or 0)
+local cuts, w_max = count(v[1] or 0), whole(v[2] or 0, EXACT_MAX)
+local cut_ms, sum = whole(v[3] or 0, EXACT_MAX), whole(v[4] or 0, EXACT_MAX)
 if cuts == nil or w_max == nil or cut_ms == nil or sum == nil then
-  return {'CORRUPT', 'a limiter field is not a whole number'}
+  return {'CORRUPT', 'a limiter field is not a whole number in range'}
+end
+local far = beyond_horizon(members, now)
+if far then return far end
+
+-- A member's stored rate (0 when it has none), or nil when it is not a rate.
+local function stored_rate(member)
+  local raw = redis.call('HGET', rates, member)
+  if not raw then return 0 end
+  local r = count(raw)
+  if r == nil or r > MAX_RATE then return nil end
+  return r
 end
 
--- Members that stopped calling leave, with their rates (a bounded batch per call).
+-- Members that stopped calling leave, with their rates (a bounded batch per call); every rate
+-- is checked before anything is written.
 local lapsed = redis.call('ZRANGEBYSCORE', members, '-inf', now, 'LIMIT', 0, RECLAIM_LIMIT)
-for _, gone in ipairs(lapsed) do
-  sum = sum - (count(redis.call('HGET', rates, gone)) or 0)
+local lapsed_rates = {}
+for i, gone in ipairs(lapsed) do
+  lapsed_rates[i] = stored_rate(gone)
+  if lapsed_rates[i] == nil then return {'CORRUPT', 'a member\'s rate is not a rate'} end
+end
+local own = stored_rate(id)
+if own == nil then return {'CORRUPT', 'a member\'s rate is not a rate'} end
+for i, gone in ipairs(lapsed) do
+  sum = sum - lapsed_rates[i]
   redis.call('HDEL', rates, gone)
   redis.call('ZREM', members, gone)
+  if gone == id then own = 0 end
 end
 
-sum = sum - (count(redis.call('HGET', rates, id)) or 0) + rate
+sum = sum - own + rate
 if sum < 0 then sum = 0 end
 redis.call('HSET', rates, id, rate)
 redis.call('ZADD', members, now + ttl, id)

@@ -222,6 +222,9 @@ pub(crate) struct Snapshot {
     pub(crate) held: BTreeMap<String, u64>,
     /// lease id -> expiry (ms of the server's clock).
     pub(crate) leases: BTreeMap<String, u64>,
+    pub(crate) owed_total: Option<u64>,
+    /// lease id -> tokens its last report said it spent, not refunded yet.
+    pub(crate) owed: BTreeMap<String, u64>,
 }
 
 impl Snapshot {
@@ -251,6 +254,20 @@ impl Snapshot {
             self.held.keys().eq(self.leases.keys()),
             "{context}: held and leases disagree: {self:?}"
         );
+        let owed_total = self.owed_total.unwrap_or(0);
+        assert_eq!(
+            owed_total,
+            self.owed.values().sum::<u64>(),
+            "{context}: owed_total {self:?}"
+        );
+        assert!(
+            owed_total <= capacity - available - held_total,
+            "{context}: owed_total > what the pool misses: {self:?}"
+        );
+        assert!(
+            self.owed.keys().all(|id| self.leases.contains_key(id)),
+            "{context}: a lease that is gone owes: {self:?}"
+        );
     }
 
     /// The invariant, with nothing consumed: `available + sum(held) == capacity`.
@@ -269,15 +286,23 @@ pub(crate) fn snapshot(conn: &mut redis::Connection, fleet: &str) -> Snapshot {
     let pool = format!("rebound:{{{fleet}}}:pool");
     let leases = format!("rebound:{{{fleet}}}:leases");
     let held = format!("rebound:{{{fleet}}}:held");
-    /// HMGET's fields, HGETALL's map, ZRANGE's members and scores.
-    type Reply = (Vec<Option<u64>>, BTreeMap<String, u64>, Vec<(String, f64)>);
-    let (fields, held, leases): Reply = redis::pipe()
+    let owed = format!("rebound:{{{fleet}}}:owed");
+    /// HMGET's fields, HGETALL's maps, ZRANGE's members and scores.
+    type Reply = (
+        Vec<Option<u64>>,
+        BTreeMap<String, u64>,
+        BTreeMap<String, u64>,
+        Vec<(String, f64)>,
+    );
+    let (fields, held, owed, leases): Reply = redis::pipe()
         .atomic()
         .cmd("HMGET")
         .arg(&pool)
-        .arg(&["capacity", "available", "held_total"])
+        .arg(&["capacity", "available", "held_total", "owed_total"])
         .cmd("HGETALL")
         .arg(&held)
+        .cmd("HGETALL")
+        .arg(&owed)
         .cmd("ZRANGE")
         .arg(&leases)
         .arg(0)
@@ -290,6 +315,8 @@ pub(crate) fn snapshot(conn: &mut redis::Connection, fleet: &str) -> Snapshot {
         available: fields[1],
         held_total: fields[2],
         held,
+        owed_total: fields[3],
+        owed,
         // Whole milliseconds: the scripts write whole numbers.
         leases: leases
             .into_iter()
