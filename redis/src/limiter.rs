@@ -2,8 +2,8 @@
 //! task that tells the store what this process measures and throttles, and holds the process's
 //! limiter under its share of the fleet's rate.
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rebound_runtime::rate_limiter::{CubicShape, RateControl};
@@ -11,6 +11,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::client::FleetQuotaClient;
+use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
 use crate::health::{Deaf, StoreHealth};
 use crate::health::{FleetListener, FleetState};
@@ -38,12 +39,12 @@ const MIN_RATE: f64 = 0.5;
 /// rejoins when the store answers.
 ///
 /// Dropping it stops the task, which lifts the ceiling; [`close`](Self::close) does the same
-/// and waits.
+/// and waits (it takes `&self`, so it works on a limiter shared through an `Arc`).
 #[derive(Debug)]
 pub struct FleetLimiter {
     local: Arc<AtomicBool>,
     stop: Arc<Notify>,
-    task: Option<JoinHandle<()>>,
+    task: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl FleetLimiter {
@@ -53,12 +54,15 @@ impl FleetLimiter {
     /// 70%, back in 9 s at 1000 requests/s); both throttled 0.1% of the attempts or fewer.
     pub const SHAPE: CubicShape = CubicShape::GENTLE;
 
-    /// Starts the task for the limiter `control` (an
-    /// [`AdaptiveRetryStrategy`](rebound_runtime::AdaptiveRetryStrategy)) in the fleet `client`
-    /// names. Must be called within a tokio runtime.
-    #[must_use]
-    pub fn start(client: FleetQuotaClient, control: Arc<dyn RateControl>) -> Self {
-        Self::start_with_listener(client, control, Arc::new(Deaf))
+    /// Makes the first exchange with the store through `client` (the fleet it names), then
+    /// starts the task for the limiter `control` (an
+    /// [`AdaptiveRetryStrategy`](rebound_runtime::AdaptiveRetryStrategy)).
+    ///
+    /// Never fails: when the store does not answer, the limiter starts
+    /// [`Local`](FleetState::Local) and joins when the store answers. Must be called within a
+    /// tokio runtime.
+    pub async fn start(client: FleetQuotaClient, control: Arc<dyn RateControl>) -> Self {
+        Self::start_with_listener(client, control, Arc::new(Deaf)).await
     }
 
     /// [`connect`](crate::connect)s to the store at `url` and [`start`](Self::start)s.
@@ -69,16 +73,31 @@ impl FleetLimiter {
     /// unreachable store or a pool that rejects the settings.
     pub async fn connect(
         url: &str,
-        config: crate::FleetQuotaConfig,
+        config: FleetQuotaConfig,
         control: Arc<dyn RateControl>,
     ) -> Result<Self, FleetError> {
-        Ok(Self::start(crate::connect(url, config).await?, control))
+        Self::connect_with_listener(url, config, control, Arc::new(Deaf)).await
+    }
+
+    /// [`connect`](Self::connect)s, and tells `listener` when the limiter falls back to local
+    /// limits and when it rejoins.
+    ///
+    /// # Errors
+    ///
+    /// As [`connect`](Self::connect).
+    pub async fn connect_with_listener(
+        url: &str,
+        config: FleetQuotaConfig,
+        control: Arc<dyn RateControl>,
+        listener: Arc<dyn FleetListener>,
+    ) -> Result<Self, FleetError> {
+        let client = crate::connect(url, config).await?;
+        Ok(Self::start_with_listener(client, control, listener).await)
     }
 
     /// [`start`](Self::start)s, and tells `listener` when the limiter falls back to local
     /// limits and when it rejoins.
-    #[must_use]
-    pub fn start_with_listener(
+    pub async fn start_with_listener(
         client: FleetQuotaClient,
         control: Arc<dyn RateControl>,
         listener: Arc<dyn FleetListener>,
@@ -86,7 +105,7 @@ impl FleetLimiter {
         let local = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(Notify::new());
         let health = StoreHealth::new("fleet rate limiter", client.config().fleet(), listener);
-        let task = Sharer {
+        let mut sharer = Sharer {
             client,
             control,
             health,
@@ -95,10 +114,11 @@ impl FleetLimiter {
             reported_throttles: 0,
             ceiling: None,
         };
+        let wait = sharer.exchange().await;
         Self {
             local,
             stop,
-            task: Some(tokio::spawn(task.run())),
+            task: Mutex::new(Some(tokio::spawn(sharer.run(wait)))),
         }
     }
 
@@ -112,10 +132,16 @@ impl FleetLimiter {
         }
     }
 
-    /// Stops the task and waits for it; it lifts the ceiling as it stops.
-    pub async fn close(mut self) {
+    /// Stops the task and waits for it; it lifts the ceiling as it stops. Later calls return
+    /// at once.
+    pub async fn close(&self) {
         self.stop.notify_one();
-        if let Some(task) = self.task.take() {
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(task) = task {
             let _ = task.await;
         }
     }
@@ -178,23 +204,18 @@ struct Sharer {
 }
 
 impl Sharer {
-    async fn run(mut self) {
+    /// Runs until stopped, the first exchange `wait` away.
+    async fn run(mut self, mut wait: Duration) {
         let period = self.client.config().rate_period();
         // The limiter is read four times a period, so that a throttle here reaches the store
         // within a quarter period rather than at the next exchange.
         let tick = (period / 4).max(Duration::from_millis(1));
-        let mut wait = Duration::ZERO;
         loop {
             // While the store fails, the backoff decides alone.
             let joined = !self.local.load(std::sync::atomic::Ordering::Acquire);
             let new_throttles = self.control.reading().throttles > self.reported_throttles;
             if wait.is_zero() || (joined && new_throttles) {
-                let result = self.share().await;
-                if result.is_err() {
-                    // Local limits: the process's own limiter alone.
-                    self.set_ceiling(None);
-                }
-                wait = self.health.after(result, &self.local, period);
+                wait = self.exchange().await;
             }
             let nap = tick.min(wait);
             tokio::select! {
@@ -206,6 +227,17 @@ impl Sharer {
         }
         // Out of the fleet: the process's own limiter alone.
         self.set_ceiling(None);
+    }
+
+    /// One exchange, and the state it leaves: on failure the ceiling is lifted (the process's
+    /// own limiter alone). Returns the wait until the next one.
+    async fn exchange(&mut self) -> Duration {
+        let result = self.share().await;
+        if result.is_err() {
+            self.set_ceiling(None);
+        }
+        let period = self.client.config().rate_period();
+        self.health.after(result, &self.local, period)
     }
 
     /// One exchange with the store: this process's rate and new throttles out, the fleet's

@@ -2,8 +2,8 @@
 //! background task that keeps the lease topped up and falls back to a local bucket while the
 //! store fails.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -109,14 +109,14 @@ impl QuotaStore for Shared {
 ///
 /// Dropping the quota stops the task, which gives the lease back to the store (best effort,
 /// within the call timeout, while the runtime runs); [`close`](Self::close) does the same and
-/// waits for it. Share the quota between threads with an `Arc`.
+/// waits for it. Share the quota between threads with an `Arc`: `close` takes `&self`.
 #[derive(Debug)]
 pub struct FleetQuota {
     shared: Arc<Shared>,
     retry_quota: Arc<RetryQuota>,
     config: FleetQuotaConfig,
     lease_id: LeaseId,
-    task: Option<JoinHandle<()>>,
+    task: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl FleetQuota {
@@ -163,7 +163,7 @@ impl FleetQuota {
             shared,
             config,
             lease_id,
-            task: Some(task),
+            task: Mutex::new(Some(task)),
         }
     }
 
@@ -174,7 +174,21 @@ impl FleetQuota {
     /// The errors of [`connect`]: an invalid URL, and under strict start an unreachable store
     /// or a pool that rejects the settings.
     pub async fn connect(url: &str, config: FleetQuotaConfig) -> Result<Self, FleetError> {
-        Ok(Self::start(connect(url, config).await?).await)
+        Self::connect_with_listener(url, config, Arc::new(Deaf)).await
+    }
+
+    /// [`connect`](Self::connect)s, and tells `listener` when the quota falls back to local
+    /// limits and when it rejoins.
+    ///
+    /// # Errors
+    ///
+    /// As [`connect`](Self::connect).
+    pub async fn connect_with_listener(
+        url: &str,
+        config: FleetQuotaConfig,
+        listener: Arc<dyn FleetListener>,
+    ) -> Result<Self, FleetError> {
+        Ok(Self::start_with_listener(connect(url, config).await?, listener).await)
     }
 
     /// Takes `cost` tokens if that many are left: from the lease's balance while
@@ -262,10 +276,16 @@ impl FleetQuota {
     }
 
     /// Stops the refresher and waits while it reports the last refunds and gives the lease
-    /// back (best effort: each call within the call timeout; errors are ignored).
-    pub async fn close(mut self) {
+    /// back (best effort: each call within the call timeout; errors are ignored). From then on
+    /// the quota draws from its fallback bucket. Later calls return at once.
+    pub async fn close(&self) {
         self.shared.stop.notify_one();
-        if let Some(task) = self.task.take() {
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(task) = task {
             let _ = task.await;
         }
     }

@@ -46,9 +46,11 @@ async fn a_throttle_in_one_process_slows_the_other() {
     let clock = ManualClock::new();
     let (a, b) = (busy_strategy(&clock), busy_strategy(&clock));
     let limiters = [
-        FleetLimiter::start(client(&server, fleet, short).await, a.clone()),
-        FleetLimiter::start(client(&server, fleet, short).await, b.clone()),
+        FleetLimiter::start(client(&server, fleet, short).await, a.clone()).await,
+        FleetLimiter::start(client(&server, fleet, short).await, b.clone()).await,
     ];
+    // The first exchange happened before `start` returned.
+    assert!(limiters.iter().all(|l| l.state() == FleetState::Joined));
     // Before any throttle: both report, nothing is limited.
     tokio::time::sleep(Duration::from_millis(350)).await;
     assert!(limiters.iter().all(|l| l.state() == FleetState::Joined));
@@ -103,10 +105,7 @@ async fn no_throttle_no_ceiling() {
     let mut limiters = Vec::new();
     for strategy in &strategies {
         let control: Arc<dyn RateControl> = strategy.clone();
-        limiters.push(FleetLimiter::start(
-            client(&server, "calm", short).await,
-            control,
-        ));
+        limiters.push(FleetLimiter::start(client(&server, "calm", short).await, control).await);
     }
     tokio::time::sleep(Duration::from_millis(400)).await;
     for strategy in &strategies {

@@ -396,7 +396,8 @@ async fn the_request_path_never_waits_for_a_slow_store() {
     server.snapshot(fleet).assert_invariant("after the sleep");
 }
 
-/// Without a store (nothing listens on the port), the quota starts on local limits.
+/// Without a store (nothing listens on the port), the quota starts on local limits, and a
+/// listener given to `connect_with_listener` hears of it.
 #[tokio::test]
 async fn an_unreachable_store_starts_on_local_limits() {
     let config = FleetQuotaConfig::builder("nowhere")
@@ -405,16 +406,47 @@ async fn an_unreachable_store_starts_on_local_limits() {
         .connect_timeout(Duration::from_millis(200))
         .build()
         .unwrap();
-    let quota = FleetQuota::connect("redis://127.0.0.1:1/", config)
+    let changes = Arc::new(Changes::default());
+    let listener: Arc<dyn FleetListener> = changes.clone();
+    let quota = FleetQuota::connect_with_listener("redis://127.0.0.1:1/", config, listener)
         .await
         .expect("a lazy connection");
     assert!(quota.is_degraded());
+    assert_eq!(
+        changes.0.lock().unwrap().as_slice(),
+        [(FleetState::Local, true, "nowhere".to_owned())]
+    );
     assert_eq!(quota.available(), 15);
     assert_eq!(quota.capacity(), 500);
     assert_eq!(quota.try_acquire(10), Ok(()));
     assert_eq!(quota.try_acquire(10), Err(5));
     assert_eq!(quota.release(100), 10);
     quota.close().await;
+}
+
+/// A quota shared through an `Arc` closes through it: the lease goes back, the quota draws
+/// from its fallback bucket, and a second `close` returns at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_quota_closes_through_its_arc() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "shared-close";
+    let shared = Arc::new(quota(&server, fleet, |b| b.capacity(100).fallback_capacity(7)).await);
+    let user = Arc::clone(&shared);
+    tokio::spawn(async move { user.try_acquire(5) })
+        .await
+        .unwrap()
+        .unwrap();
+    shared.close().await;
+    let closed = server.snapshot(fleet);
+    assert!(
+        closed.leases.is_empty(),
+        "the lease was given back: {closed:?}"
+    );
+    assert_eq!(shared.state(), FleetState::Local);
+    assert_eq!(shared.available(), 7);
+    shared.close().await;
 }
 
 /// Dropping the quota (without `close`) stops its task, which gives the lease back.
