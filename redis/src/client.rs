@@ -9,6 +9,7 @@ use redis::{AsyncConnectionConfig, RedisResult, Value};
 
 use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
+use crate::inspect::FleetInspection;
 use crate::keys::FleetKeys;
 use crate::reply::{self, FleetRateState, LeaseGrant, PoolState, Released, ReportAck};
 use crate::scripts::{LuaScript, SCRIPTS};
@@ -196,6 +197,23 @@ impl FleetQuotaClient {
             .call_with(&SCRIPTS.limiter, &self.shared.keys.limiter, args)
             .await?;
         reply::limiter(&value, config.capacity(), rate_milli)
+    }
+
+    /// Reads the fleet's keys as they are, without changing them: no lease is reclaimed, no
+    /// pool created, no value checked (a value that is not what the protocol writes shows as
+    /// [`Stored::Invalid`](crate::Stored::Invalid)). For operators: `examples/inspect.rs` in
+    /// the repository prints it. The lease id and the settings but the fleet's name play no
+    /// part.
+    ///
+    /// # Errors
+    ///
+    /// [`Timeout`](FleetError::Timeout), [`Redis`](FleetError::Redis),
+    /// [`WrongType`](FleetError::WrongType), [`Reply`](FleetError::Reply).
+    pub async fn inspect(&self) -> Result<FleetInspection, FleetError> {
+        let keys = &self.shared.keys;
+        let all: Vec<String> = keys.quota.iter().chain(&keys.limiter).cloned().collect();
+        let value = self.call_with(&SCRIPTS.inspect, &all, Vec::new()).await?;
+        crate::inspect::inspect(&value)
     }
 
     /// Runs the quota's `script` under the call timeout.

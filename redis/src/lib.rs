@@ -76,6 +76,7 @@ mod client;
 mod config;
 mod error;
 mod health;
+mod inspect;
 mod keys;
 mod ledger;
 mod limiter;
@@ -90,6 +91,9 @@ pub use config::{
 };
 pub use error::FleetError;
 pub use health::{FleetListener, FleetState, FleetStateChange};
+pub use inspect::{
+    FleetInspection, LeaseView, LimiterView, MAX_LISTED, MemberView, PoolView, Stored,
+};
 pub use limiter::{FleetLimiter, member_ceiling};
 pub use quota::{FleetQuota, FleetQuotaStats};
 pub use reply::{FleetRateState, LeaseGrant, PoolState, Released, ReplyError, ReportAck};
@@ -99,6 +103,7 @@ pub use reply::{FleetRateState, LeaseGrant, PoolState, Released, ReplyError, Rep
 /// **Not part of the API**: hidden from the documentation and exempt from semantic versioning.
 #[doc(hidden)]
 pub mod internals {
+    pub use crate::inspect::inspect;
     pub use crate::reply::{init, lease, limiter, release, report};
     pub use redis::Value;
 }

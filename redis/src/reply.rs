@@ -126,7 +126,7 @@ pub enum ReplyError {
 const QUOTE_LIMIT: usize = 40;
 
 /// A short description of a value, for errors: its kind, and a bounded quote of its content.
-fn describe(value: &Value) -> String {
+pub(crate) fn describe(value: &Value) -> String {
     match value {
         Value::Nil => "nil".to_owned(),
         Value::Int(n) => format!("the integer {n}"),
@@ -144,7 +144,7 @@ fn describe(value: &Value) -> String {
 }
 
 /// `bytes` as text, cut at [`QUOTE_LIMIT`] characters.
-fn truncated(bytes: &[u8]) -> String {
+pub(crate) fn truncated(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let mut cut: String = text.chars().take(QUOTE_LIMIT).collect();
     if text.chars().nth(QUOTE_LIMIT).is_some() {
@@ -160,7 +160,7 @@ fn quote(bytes: &[u8]) -> String {
 
 /// A script's reply, its status read and its arity checked.
 #[derive(Debug, PartialEq, Eq)]
-enum Status {
+pub(crate) enum Status {
     /// `OK` and its counts.
     Ok(Vec<u32>),
     /// The lease does not exist (it lapsed, or was never taken).
@@ -175,7 +175,7 @@ enum Status {
     BadArg(u32),
 }
 
-fn items(value: &Value) -> Result<&[Value], ReplyError> {
+pub(crate) fn items(value: &Value) -> Result<&[Value], ReplyError> {
     match value {
         Value::Array(items) => Ok(items),
         other => Err(ReplyError::NotAnArray(describe(other))),
@@ -219,7 +219,7 @@ fn arity(items: &[Value], status: &'static str, expected: usize) -> Result<(), R
 }
 
 /// Reads a reply whose `OK` carries `ok_counts` counts.
-fn status(value: &Value, ok_counts: usize) -> Result<Status, ReplyError> {
+pub(crate) fn status(value: &Value, ok_counts: usize) -> Result<Status, ReplyError> {
     let items = items(value)?;
     let Some(first) = items.first() else {
         return Err(ReplyError::NoStatus("an empty array".to_owned()));
@@ -265,7 +265,10 @@ fn status(value: &Value, ok_counts: usize) -> Result<Status, ReplyError> {
 }
 
 /// The statuses every call may meet, as errors; `OK`'s counts otherwise.
-fn ok_counts<const N: usize>(status: Status, configured: u32) -> Result<[u32; N], FleetError> {
+pub(crate) fn ok_counts<const N: usize>(
+    status: Status,
+    configured: u32,
+) -> Result<[u32; N], FleetError> {
     match status {
         Status::Ok(counts) => counts.try_into().map_err(|counts: Vec<u32>| {
             // `status` checked the arity; this only guards a caller asking for another N.

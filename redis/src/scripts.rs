@@ -58,7 +58,8 @@ fn push_keys_and_args(cmd: &mut redis::Cmd, keys: &[String], args: &[String]) {
     cmd.arg(keys.len()).arg(keys).arg(args);
 }
 
-/// The calls of the protocol: four for the quota, one for the rate limiter.
+/// The calls of the protocol: four for the quota, one for the rate limiter, and a read-only
+/// inspection.
 #[derive(Debug)]
 pub(crate) struct Scripts {
     pub(crate) init: LuaScript,
@@ -66,6 +67,7 @@ pub(crate) struct Scripts {
     pub(crate) report: LuaScript,
     pub(crate) release: LuaScript,
     pub(crate) limiter: LuaScript,
+    pub(crate) inspect: LuaScript,
 }
 
 /// The scripts, assembled once per process (they never change).
@@ -75,6 +77,7 @@ pub(crate) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     report: LuaScript::new(include_str!("lua/report.lua")),
     release: LuaScript::new(include_str!("lua/release.lua")),
     limiter: LuaScript::new(include_str!("lua/limiter.lua")),
+    inspect: LuaScript::new(include_str!("lua/inspect.lua")),
 });
 
 #[cfg(test)]
@@ -89,6 +92,7 @@ mod tests {
             &SCRIPTS.report,
             &SCRIPTS.release,
             &SCRIPTS.limiter,
+            &SCRIPTS.inspect,
         ];
         for (i, a) in all.iter().enumerate() {
             assert!(a.source.starts_with(PRELUDE));

@@ -8,7 +8,7 @@ mod support;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rebound_redis::{FleetError, FleetQuotaClient, FleetQuotaConfig, LeaseId};
+use rebound_redis::{FleetError, FleetQuotaClient, FleetQuotaConfig, LeaseId, Stored};
 use support::{RedisServer, SplitMix};
 
 const POOL: &str = "rebound:{hostile}:pool";
@@ -344,4 +344,76 @@ async fn no_store_contents_mint_tokens() {
             "{outcomes:?}"
         );
     }
+}
+
+/// An inspection shows what the store holds, garbage included, and changes nothing: before
+/// any process joined (no pool is created), and with two leases and a limiter member.
+#[tokio::test]
+async fn an_inspection_reads_without_changing_anything() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let mut conn = server.connection();
+    let config = FleetQuotaConfig::builder("hostile")
+        .call_timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let observer = rebound_redis::connect(&server.url(), config).await.unwrap();
+    let empty = observer.inspect().await.unwrap();
+    assert_eq!(
+        (empty.pool, empty.lease_count, empty.limiter),
+        (None, 0, None)
+    );
+    assert!(empty.leases.is_empty() && empty.members.is_empty());
+    let exists: u32 = redis::cmd("EXISTS").arg(POOL).query(&mut conn).unwrap();
+    assert_eq!(exists, 0, "no pool was created");
+
+    let a = fleet_client(&server, 100, 1).await;
+    let b = fleet_client(&server, 100, 2).await;
+    a.lease(25).await.unwrap();
+    b.lease(10).await.unwrap();
+    a.report(20, 0).await.unwrap();
+    a.limiter(1500, 0, Duration::from_secs(2)).await.unwrap();
+    let before = raw(&mut conn);
+    let view = observer.inspect().await.unwrap();
+    assert_eq!(raw(&mut conn), before, "nothing was written");
+    let pool = view.pool.unwrap();
+    assert_eq!(
+        [
+            pool.capacity,
+            pool.available,
+            pool.held_total,
+            pool.owed_total
+        ],
+        [100, 65, 30, 5].map(Stored::Value)
+    );
+    assert_eq!(view.lease_count, 2);
+    let ids: Vec<_> = view.leases.iter().map(|l| l.id.clone()).collect();
+    // b's lease lapses first: a's was extended by its report.
+    assert_eq!(
+        ids,
+        [
+            LeaseId::from_u64(2).to_string(),
+            LeaseId::from_u64(1).to_string()
+        ]
+    );
+    assert_eq!(view.leases[1].held, Stored::Value(20));
+    assert_eq!(view.leases[1].owes, Stored::Value(5));
+    assert_eq!(view.leases[0].owes, Stored::Absent);
+    for lease in &view.leases {
+        let left = lease.expires_in_ms.value().unwrap();
+        assert!(left > 0 && left <= 10_000, "{lease:?}");
+    }
+    let limiter = view.limiter.unwrap();
+    assert_eq!(limiter.cuts, Stored::Value(0));
+    assert_eq!(limiter.sum_milli, Stored::Value(1500));
+    assert_eq!(view.member_count, 1);
+    assert_eq!(view.members[0].rate_milli, Stored::Value(1500));
+
+    run(
+        &mut conn,
+        &["HSET", HELD, &LeaseId::from_u64(2).to_string(), "lots"],
+    );
+    let view = observer.inspect().await.unwrap();
+    assert_eq!(view.leases[0].held, Stored::Invalid("lots".to_owned()));
 }
