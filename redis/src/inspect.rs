@@ -183,7 +183,7 @@ fn groups(
     entries: &[Value],
     width: usize,
 ) -> Result<std::slice::ChunksExact<'_, Value>, ReplyError> {
-    if entries.len() % width != 0 || entries.len() / width > MAX_LISTED {
+    if !entries.len().is_multiple_of(width) || entries.len() / width > MAX_LISTED {
         return Err(ReplyError::Inconsistent(format!(
             "a list of {} elements, not groups of {width} up to {MAX_LISTED}",
             entries.len()
