@@ -8,6 +8,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncConnectionConfig, RedisResult, Value};
 
 use crate::config::FleetQuotaConfig;
+use crate::connection::StoreConnection;
 use crate::error::FleetError;
 use crate::keys::FleetKeys;
 use crate::reply::{self, FleetRateState, LeaseGrant, PoolState, Released, ReportAck};
@@ -53,7 +54,7 @@ impl fmt::Display for LeaseId {
 /// Clones share the connection and the lease id: they are the same lease.
 #[derive(Debug, Clone)]
 pub struct FleetQuotaClient {
-    conn: ConnectionManager,
+    conn: StoreConnection,
     shared: Arc<Shared>,
     lease_id: LeaseId,
 }
@@ -65,12 +66,13 @@ struct Shared {
 }
 
 impl FleetQuotaClient {
-    /// A client on `conn` for the fleet `config` names, under a new random [`LeaseId`].
+    /// A client on `conn` (a [`StoreConnection`], or the node or cluster connection it
+    /// holds) for the fleet `config` names, under a new random [`LeaseId`].
     #[must_use]
-    pub fn new(conn: ConnectionManager, config: FleetQuotaConfig) -> Self {
+    pub fn new(conn: impl Into<StoreConnection>, config: FleetQuotaConfig) -> Self {
         let keys = FleetKeys::new(config.fleet());
         Self {
-            conn,
+            conn: conn.into(),
             shared: Arc::new(Shared { config, keys }),
             lease_id: LeaseId::random(),
         }
@@ -274,6 +276,67 @@ pub async fn connect(url: &str, config: FleetQuotaConfig) -> Result<FleetQuotaCl
         Ok(Ok(conn)) => conn,
         Ok(Err(err)) => return Err(unreachable(Some(err))),
         Err(_elapsed) => return Err(unreachable(None)),
+    };
+    let client = FleetQuotaClient::new(conn, config);
+    client.init().await?;
+    Ok(client)
+}
+
+/// A [`FleetQuotaClient`] on the Redis or Valkey cluster that `seeds` belong to: the URLs of
+/// some of its nodes, as for [`connect`] (`redis://host:port`), from which the client learns
+/// the others and which node serves the fleet's slot.
+///
+/// Each attempt to connect to a node has the [connect timeout](FleetQuotaConfig::connect_timeout),
+/// each answer the [call timeout](FleetQuotaConfig::call_timeout). The connection follows the
+/// cluster's redirections and, after a failover, finds the promoted replica by itself; a call
+/// that fails meanwhile fails as on one node. With
+/// [`strict_start`](crate::FleetQuotaConfigBuilder::strict_start) on, this reads the cluster's
+/// slots within the connect timeout and runs [`init`](FleetQuotaClient::init); otherwise it
+/// returns at once and connects on the first call.
+///
+/// Must be called within a tokio runtime.
+///
+/// # Errors
+///
+/// [`FleetError::InvalidUrl`] when a seed is not a Redis URL or there is none; under strict
+/// start, [`FleetError::Unreachable`] and the errors of [`init`](FleetQuotaClient::init).
+pub async fn connect_cluster(
+    seeds: impl IntoIterator<Item = impl AsRef<str>>,
+    config: FleetQuotaConfig,
+) -> Result<FleetQuotaClient, FleetError> {
+    let seeds: Vec<String> = seeds.into_iter().map(|s| s.as_ref().to_owned()).collect();
+    let client = redis::cluster::ClusterClient::builder(seeds)
+        .connection_timeout(config.connect_timeout())
+        .response_timeout(config.call_timeout())
+        .build()
+        .map_err(FleetError::InvalidUrl)?;
+    let cluster_config = redis::cluster::ClusterConfig::new()
+        .set_connection_timeout(config.connect_timeout())
+        .set_response_timeout(config.call_timeout());
+    if !config.strict_start() {
+        let conn = client.get_pending_async_connection_with_config(cluster_config);
+        return Ok(FleetQuotaClient::new(conn, config));
+    }
+    let waited = config.connect_timeout();
+    let conn = match tokio::time::timeout(
+        waited,
+        client.get_async_connection_with_config(cluster_config),
+    )
+    .await
+    {
+        Ok(Ok(conn)) => conn,
+        Ok(Err(err)) => {
+            return Err(FleetError::Unreachable {
+                waited,
+                source: Some(err),
+            });
+        }
+        Err(_elapsed) => {
+            return Err(FleetError::Unreachable {
+                waited,
+                source: None,
+            });
+        }
     };
     let client = FleetQuotaClient::new(conn, config);
     client.init().await?;

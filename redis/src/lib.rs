@@ -74,6 +74,7 @@
 
 mod client;
 mod config;
+mod connection;
 mod error;
 mod health;
 mod keys;
@@ -83,11 +84,12 @@ mod quota;
 mod reply;
 mod scripts;
 
-pub use client::{FleetQuotaClient, LeaseId, connect};
+pub use client::{FleetQuotaClient, LeaseId, connect, connect_cluster};
 pub use config::{
     ConfigError, FleetNameProblem, FleetQuotaConfig, FleetQuotaConfigBuilder, MAX_FLEET_NAME_LEN,
     MAX_LEASE_TTL,
 };
+pub use connection::StoreConnection;
 pub use error::FleetError;
 pub use health::{FleetListener, FleetState, FleetStateChange};
 pub use limiter::{FleetLimiter, member_ceiling};
