@@ -6,13 +6,14 @@
 
 mod support;
 
+use std::net::TcpListener;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rebound_redis::{
-    FleetLimiter, FleetQuota, FleetQuotaClient, FleetQuotaConfig, FleetQuotaConfigBuilder,
-    FleetState, connect_cluster,
+    FleetError, FleetLimiter, FleetQuota, FleetQuotaClient, FleetQuotaConfig,
+    FleetQuotaConfigBuilder, FleetState, connect_cluster,
 };
 use rebound_runtime::rate_limiter::RateControl;
 use rebound_runtime::time::ManualClock;
@@ -41,6 +42,75 @@ async fn client(
     connect_cluster(cluster.seeds(), config)
         .await
         .expect("connect to the test cluster")
+}
+
+/// A local port with nothing listening on it (it was free a moment ago).
+fn closed_port_url() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("redis://127.0.0.1:{port}/")
+}
+
+#[tokio::test]
+async fn seeds_that_are_not_redis_urls_are_a_typed_error() {
+    let config = FleetQuotaConfig::builder("f").build().unwrap();
+    let cases: [&[&str]; 4] = [
+        &["http://127.0.0.1/"],
+        &["redis://127.0.0.1:7000/", "not a url"],
+        &[""],
+        &[],
+    ];
+    for seeds in cases {
+        let result = connect_cluster(seeds, config.clone()).await;
+        assert!(
+            matches!(result, Err(FleetError::InvalidUrl(_))),
+            "{seeds:?}: {result:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn strict_start_fails_when_no_seed_answers() {
+    let config = FleetQuotaConfig::builder("f")
+        .strict_start(true)
+        .connect_timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let result = connect_cluster([closed_port_url(), closed_port_url()], config).await;
+    match result {
+        Err(FleetError::Unreachable { waited, .. }) => {
+            assert_eq!(waited, Duration::from_secs(2));
+        }
+        other => panic!("expected Unreachable, got {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[tokio::test]
+async fn without_strict_start_calls_fail_within_the_call_timeout() {
+    let timeout = Duration::from_millis(50);
+    let config = FleetQuotaConfig::builder("f")
+        .call_timeout(timeout)
+        .build()
+        .unwrap();
+    let fleet = connect_cluster([closed_port_url()], config)
+        .await
+        .expect("connects lazily");
+    for _ in 0..3 {
+        let started = Instant::now();
+        let result = fleet.lease(5).await;
+        let elapsed = started.elapsed();
+        assert!(
+            matches!(result, Err(FleetError::Timeout(_) | FleetError::Redis(_))),
+            "{result:?}"
+        );
+        assert!(
+            elapsed < timeout + Duration::from_millis(200),
+            "{elapsed:?}"
+        );
+    }
 }
 
 /// A fleet of 100 tokens, leases of 25, refreshed every 50 ms.
@@ -91,7 +161,8 @@ async fn drain(cluster: &RedisCluster, fleet: &str, strategies: &[StandardRetryS
     }
 }
 
-/// Two processes' strategies share a fleet of 100 tokens on the cluster: they get exactly
+/// Two processes' strategies share a fleet of 100 tokens on the cluster (one connected
+/// strictly, one lazily): they get exactly
 /// 100 / 5 = 20 retries together. Successes' refunds go back to the fleet through the quotas'
 /// reports (80 of them: exactly 80 tokens back, never more), and buy exactly 16 retries more.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -100,9 +171,11 @@ async fn quotas_on_a_cluster_share_the_capacity_and_refunds() {
         return;
     };
     let fleet = "cluster-quota";
+    // The second connects lazily, on its first call.
+    let lazy = |builder| small_fleet(builder).strict_start(false);
     let quotas = [
         FleetQuota::start(client(&cluster, fleet, small_fleet).await).await,
-        FleetQuota::start(client(&cluster, fleet, small_fleet).await).await,
+        FleetQuota::start(client(&cluster, fleet, lazy).await).await,
     ];
     let strategies: Vec<_> = quotas.iter().map(strategy).collect();
     for quota in &quotas {
@@ -305,6 +378,10 @@ async fn quotas_survive_a_failover_of_the_fleets_master() {
     })
     .await;
     assert!(holding.is_some(), "the quotas hold no lease");
+    // The scripts ran on the master only: its replica has the keys, not the scripts.
+    let replica = cluster.replica_of(master);
+    assert!(cluster.cached_scripts(master) > 0);
+    assert_eq!(cluster.cached_scripts(replica), 0);
 
     tokio::task::block_in_place(|| cluster.kill(master));
     // The quotas' calls to the dead master fail: they draw from their fallback buckets.
@@ -319,7 +396,7 @@ async fn quotas_survive_a_failover_of_the_fleets_master() {
     let promoted = tokio::task::block_in_place(|| {
         cluster.wait_for_failover(master, fleet, Duration::from_secs(15))
     });
-    assert_ne!(promoted, master);
+    assert_eq!(promoted, replica);
 
     // Both rejoin, and hold leases on the new master.
     let rejoined = poll(Duration::from_secs(10), || {
@@ -337,6 +414,8 @@ async fn quotas_survive_a_failover_of_the_fleets_master() {
         quotas.iter().map(|q| q.stats()).collect::<Vec<_>>(),
         cluster.snapshot_on(promoted, fleet)
     );
+    // The calls went through the `NOSCRIPT` fallback, which loaded the scripts there.
+    assert!(cluster.cached_scripts(promoted) > 0);
     // A new client's calls succeed, and the pool is the fleet's.
     let fresh = client(&cluster, fleet, tune).await;
     let grant = fresh.lease(5).await.expect("a lease on the new master");

@@ -265,6 +265,37 @@ impl RedisCluster {
         snapshot(&mut self.connection(port), fleet)
     }
 
+    /// The port of the replica of the master on `port`.
+    ///
+    /// # Panics
+    ///
+    /// When that master has no replica in sync.
+    pub(crate) fn replica_of(&self, port: u16) -> u16 {
+        let info: String = redis::cmd("INFO")
+            .arg("replication")
+            .query(&mut self.connection(port))
+            .expect("INFO replication");
+        // `slave0:ip=127.0.0.1,port=7001,state=online,offset=…,lag=…`
+        info.lines()
+            .filter(|line| line.starts_with("slave0:") && line.contains("state=online"))
+            .flat_map(|line| line.split(','))
+            .find_map(|field| field.strip_prefix("port="))
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no replica in sync: {info}"))
+    }
+
+    /// How many scripts the node on `port` has cached (`number_of_cached_scripts`).
+    pub(crate) fn cached_scripts(&self, port: u16) -> u64 {
+        let info: String = redis::cmd("INFO")
+            .arg("memory")
+            .query(&mut self.connection(port))
+            .expect("INFO memory");
+        info.lines()
+            .find_map(|line| line.strip_prefix("number_of_cached_scripts:"))
+            .and_then(|count| count.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no script count: {info}"))
+    }
+
     /// Kills the node on `port` (SIGKILL), as a crash would.
     pub(crate) fn kill(&mut self, port: u16) {
         let node = self
