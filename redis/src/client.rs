@@ -284,12 +284,12 @@ pub async fn connect(url: &str, config: FleetQuotaConfig) -> Result<FleetQuotaCl
 
 /// A [`FleetQuotaClient`] on the Redis or Valkey cluster that `seeds` belong to: the URLs of
 /// some of its nodes, as for [`connect`] (`redis://host:port`), from which the client learns
-/// the others and which node serves the fleet's slot.
+/// the others and which master serves the fleet's slot.
 ///
-/// Each attempt to connect to a node has the [connect timeout](FleetQuotaConfig::connect_timeout),
-/// each answer the [call timeout](FleetQuotaConfig::call_timeout). The connection follows the
-/// cluster's redirections and, after a failover, finds the promoted replica by itself; a call
-/// that fails meanwhile fails as on one node. With
+/// The connection follows the cluster's redirections, and finds the promoted replica after a
+/// failover; calls fail meanwhile, each within the
+/// [call timeout](FleetQuotaConfig::call_timeout). Each attempt to connect to a node has the
+/// [connect timeout](FleetQuotaConfig::connect_timeout). With
 /// [`strict_start`](crate::FleetQuotaConfigBuilder::strict_start) on, this reads the cluster's
 /// slots within the connect timeout and runs [`init`](FleetQuotaClient::init); otherwise it
 /// returns at once and connects on the first call.
@@ -308,6 +308,9 @@ pub async fn connect_cluster(
     let client = redis::cluster::ClusterClient::builder(seeds)
         .connection_timeout(config.connect_timeout())
         .response_timeout(config.call_timeout())
+        // The call timeout bounds each call as a whole (`FleetError::Timeout`), as on one node;
+        // the response timeout bounds each attempt within it.
+        .overall_response_timeout(None)
         .build()
         .map_err(FleetError::InvalidUrl)?;
     let cluster_config = redis::cluster::ClusterConfig::new()
@@ -318,25 +321,12 @@ pub async fn connect_cluster(
         return Ok(FleetQuotaClient::new(conn, config));
     }
     let waited = config.connect_timeout();
-    let conn = match tokio::time::timeout(
-        waited,
-        client.get_async_connection_with_config(cluster_config),
-    )
-    .await
-    {
+    let unreachable = |source| FleetError::Unreachable { waited, source };
+    let connecting = client.get_async_connection_with_config(cluster_config);
+    let conn = match tokio::time::timeout(waited, connecting).await {
         Ok(Ok(conn)) => conn,
-        Ok(Err(err)) => {
-            return Err(FleetError::Unreachable {
-                waited,
-                source: Some(err),
-            });
-        }
-        Err(_elapsed) => {
-            return Err(FleetError::Unreachable {
-                waited,
-                source: None,
-            });
-        }
+        Ok(Err(err)) => return Err(unreachable(Some(err))),
+        Err(_elapsed) => return Err(unreachable(None)),
     };
     let client = FleetQuotaClient::new(conn, config);
     client.init().await?;
