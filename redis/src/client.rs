@@ -8,6 +8,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncConnectionConfig, RedisResult, Value};
 
 use crate::config::FleetQuotaConfig;
+use crate::connection::StoreConnection;
 use crate::error::FleetError;
 use crate::inspect::FleetInspection;
 use crate::keys::FleetKeys;
@@ -54,7 +55,7 @@ impl fmt::Display for LeaseId {
 /// Clones share the connection and the lease id: they are the same lease.
 #[derive(Debug, Clone)]
 pub struct FleetQuotaClient {
-    conn: ConnectionManager,
+    conn: StoreConnection,
     shared: Arc<Shared>,
     lease_id: LeaseId,
 }
@@ -66,12 +67,13 @@ struct Shared {
 }
 
 impl FleetQuotaClient {
-    /// A client on `conn` for the fleet `config` names, under a new random [`LeaseId`].
+    /// A client on `conn` (a [`StoreConnection`], or the node or cluster connection it
+    /// holds) for the fleet `config` names, under a new random [`LeaseId`].
     #[must_use]
-    pub fn new(conn: ConnectionManager, config: FleetQuotaConfig) -> Self {
+    pub fn new(conn: impl Into<StoreConnection>, config: FleetQuotaConfig) -> Self {
         let keys = FleetKeys::new(config.fleet());
         Self {
-            conn,
+            conn: conn.into(),
             shared: Arc::new(Shared { config, keys }),
             lease_id: LeaseId::random(),
         }
@@ -289,6 +291,57 @@ pub async fn connect(url: &str, config: FleetQuotaConfig) -> Result<FleetQuotaCl
     )
     .await
     {
+        Ok(Ok(conn)) => conn,
+        Ok(Err(err)) => return Err(unreachable(Some(err))),
+        Err(_elapsed) => return Err(unreachable(None)),
+    };
+    let client = FleetQuotaClient::new(conn, config);
+    client.init().await?;
+    Ok(client)
+}
+
+/// A [`FleetQuotaClient`] on the Redis or Valkey cluster that `seeds` belong to: the URLs of
+/// some of its nodes, as for [`connect`] (`redis://host:port`), from which the client learns
+/// the others and which master serves the fleet's slot.
+///
+/// The connection follows the cluster's redirections, and finds the promoted replica after a
+/// failover; calls fail meanwhile, each within the
+/// [call timeout](FleetQuotaConfig::call_timeout). Each attempt to connect to a node has the
+/// [connect timeout](FleetQuotaConfig::connect_timeout). With
+/// [`strict_start`](crate::FleetQuotaConfigBuilder::strict_start) on, this reads the cluster's
+/// slots within the connect timeout and runs [`init`](FleetQuotaClient::init); otherwise it
+/// returns at once and connects on the first call.
+///
+/// Must be called within a tokio runtime.
+///
+/// # Errors
+///
+/// [`FleetError::InvalidUrl`] when a seed is not a Redis URL or there is none; under strict
+/// start, [`FleetError::Unreachable`] and the errors of [`init`](FleetQuotaClient::init).
+pub async fn connect_cluster(
+    seeds: impl IntoIterator<Item = impl AsRef<str>>,
+    config: FleetQuotaConfig,
+) -> Result<FleetQuotaClient, FleetError> {
+    let seeds: Vec<String> = seeds.into_iter().map(|s| s.as_ref().to_owned()).collect();
+    let client = redis::cluster::ClusterClient::builder(seeds)
+        .connection_timeout(config.connect_timeout())
+        .response_timeout(config.call_timeout())
+        // The call timeout bounds each call as a whole (`FleetError::Timeout`), as on one node;
+        // the response timeout bounds each attempt within it.
+        .overall_response_timeout(None)
+        .build()
+        .map_err(FleetError::InvalidUrl)?;
+    let cluster_config = redis::cluster::ClusterConfig::new()
+        .set_connection_timeout(config.connect_timeout())
+        .set_response_timeout(config.call_timeout());
+    if !config.strict_start() {
+        let conn = client.get_pending_async_connection_with_config(cluster_config);
+        return Ok(FleetQuotaClient::new(conn, config));
+    }
+    let waited = config.connect_timeout();
+    let unreachable = |source| FleetError::Unreachable { waited, source };
+    let connecting = client.get_async_connection_with_config(cluster_config);
+    let conn = match tokio::time::timeout(waited, connecting).await {
         Ok(Ok(conn)) => conn,
         Ok(Err(err)) => return Err(unreachable(Some(err))),
         Err(_elapsed) => return Err(unreachable(None)),

@@ -15,10 +15,12 @@ use crate::reply::ReplyError;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum FleetError {
-    /// The URL given to [`connect`](crate::connect) is not a Redis URL.
+    /// The URL given to [`connect`](crate::connect), or a seed given to
+    /// [`connect_cluster`](crate::connect_cluster), is not a Redis URL; or there was no seed.
     #[error("invalid fleet store URL")]
     InvalidUrl(#[source] RedisError),
-    /// Under strict start, [`connect`](crate::connect) could not reach the store in time.
+    /// Under strict start, [`connect`](crate::connect) or
+    /// [`connect_cluster`](crate::connect_cluster) could not reach the store in time.
     #[error("could not connect to the fleet store within {waited:?}")]
     Unreachable {
         /// How long it tried.

@@ -45,6 +45,23 @@
 //! reacting to its own throttles, and a background task holds it under its share of the
 //! fleet's rate, which the first throttle anywhere in the fleet cuts ([`member_ceiling`]).
 //!
+//! On a Redis Cluster or a Valkey cluster, [`connect_cluster`] takes the URLs of some of its
+//! nodes and returns the same [`FleetQuotaClient`], for [`FleetQuota::start`] or
+//! [`FleetLimiter::start`]: it sends each call to the master that serves the fleet's slot,
+//! through redirections and failovers (`docs/fleet.md` says what a failover can lose).
+//!
+//! ```no_run
+//! use rebound_redis::{FleetQuota, FleetQuotaConfig, connect_cluster};
+//!
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = FleetQuotaConfig::builder("checkout-api").build()?;
+//! let seeds = ["redis://10.0.0.1:6379/", "redis://10.0.0.2:6379/"];
+//! let fleet = FleetQuota::start(connect_cluster(seeds, config).await?).await;
+//! # fleet.close().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The client alone:
 //!
 //! ```no_run
@@ -74,6 +91,7 @@
 
 mod client;
 mod config;
+mod connection;
 mod error;
 mod health;
 mod inspect;
@@ -84,11 +102,12 @@ mod quota;
 mod reply;
 mod scripts;
 
-pub use client::{FleetQuotaClient, LeaseId, connect};
+pub use client::{FleetQuotaClient, LeaseId, connect, connect_cluster};
 pub use config::{
     ConfigError, FleetNameProblem, FleetQuotaConfig, FleetQuotaConfigBuilder, MAX_FLEET_NAME_LEN,
     MAX_LEASE_TTL,
 };
+pub use connection::StoreConnection;
 pub use error::FleetError;
 pub use health::{FleetListener, FleetState, FleetStateChange};
 pub use inspect::{

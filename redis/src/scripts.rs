@@ -7,8 +7,9 @@
 
 use std::sync::LazyLock;
 
-use redis::aio::ConnectionManager;
 use redis::{ErrorKind, RedisResult, ServerErrorKind, Value};
+
+use crate::connection::StoreConnection;
 
 const PRELUDE: &str = include_str!("lua/prelude.lua");
 
@@ -30,7 +31,7 @@ impl LuaScript {
     /// Runs the script on `keys` with `args`.
     pub(crate) async fn run(
         &self,
-        conn: &mut ConnectionManager,
+        conn: &mut StoreConnection,
         keys: &[String],
         args: &[String],
     ) -> RedisResult<Value> {

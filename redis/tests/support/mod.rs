@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 use rebound_redis::{FleetQuotaClient, FleetQuotaConfig, FleetQuotaConfigBuilder};
 use tempfile::TempDir;
 
+pub(crate) mod cluster;
+
 /// Set to `1` to make a missing `redis-server` a failure rather than a skip.
 pub(crate) const REQUIRE_VAR: &str = "REBOUND_REQUIRE_REDIS";
 
