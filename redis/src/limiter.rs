@@ -180,7 +180,15 @@ pub fn member_ceiling(shape: CubicShape, fleet: &FleetRateState, own_rate: f64) 
     let since_cut = f64::from(fleet.since_cut_ms) / 1000.0;
     let sum = f64::from(fleet.sum_milli) / 1000.0;
     let members = f64::from(fleet.members.max(1));
-    let fleet_rate = shape.rate_after(w_max, since_cut).min(2.0 * sum);
+    // The fleet grows back at least as fast as its members would on their own (botocore's
+    // curve from an equal share of the cut rate, which probes upward by an absolute amount):
+    // from a cut taken while the fleet's meters still lagged its climb, `shape` alone would
+    // take its whole recovery period to find that low rate again.
+    let on_their_own = members * CubicShape::BOTOCORE.rate_after(w_max / members, since_cut);
+    let fleet_rate = shape
+        .rate_after(w_max, since_cut)
+        .max(on_their_own)
+        .min(2.0 * sum);
     let equal = 1.0 / members;
     let share = if sum > 0.0 {
         (own_rate.clamp(0.0, sum) / sum + equal) / 2.0
