@@ -323,22 +323,36 @@ impl Refresher {
     }
 
     /// One refresh; switches the state on failure or recovery. Returns the wait until the
-    /// next one.
+    /// next one: the refresh period, or less when another lease lapses sooner, so that its
+    /// tokens are reclaimed on time (every process has this timer: a jitter of up to a
+    /// sixteenth of the period spreads their calls).
     async fn step(&mut self) -> Duration {
         let period = self.client.config().refresh_period();
         let result = self.refresh().await;
-        self.health.after(result, &self.shared.local, period)
+        let next_lapse = result.as_ref().ok().copied();
+        let wait = self
+            .health
+            .after(result.map(drop), &self.shared.local, period);
+        match next_lapse {
+            Some(lapse) if lapse < wait => {
+                let spread = period / 16;
+                lapse.max(spread) + spread.mul_f64(rand::random::<f64>())
+            }
+            _ => wait,
+        }
     }
 
     /// Reports the balance and the pending refunds, then leases what the balance lacks of a
-    /// full lease.
-    async fn refresh(&mut self) -> Result<(), FleetError> {
+    /// full lease. Returns the time until the fleet's first lease lapses.
+    async fn refresh(&mut self) -> Result<Duration, FleetError> {
         let ledger = &self.shared.ledger;
+        let mut next_lapse = None;
         if self.has_lease {
             let refunds = ledger.take_pending();
             let (_, keep) = ledger.load();
             match self.client.report(keep, refunds).await {
                 Ok(ack) => {
+                    next_lapse = Some(ack.next_lapse_ms);
                     // The room first: what settling moves from the balance to the pending
                     // refunds repays tokens this report said were spent.
                     ledger.set_room(ack.refund_room);
@@ -367,8 +381,11 @@ impl Refresher {
             let grant = self.client.lease(want).await?;
             self.has_lease = true;
             ledger.grant(grant.granted, grant.held);
+            next_lapse = Some(grant.next_lapse_ms);
         }
-        Ok(())
+        Ok(Duration::from_millis(
+            next_lapse.map_or(u64::MAX, u64::from),
+        ))
     }
 
     /// Switches the request path to the fallback bucket, reports the last refunds and gives the

@@ -30,6 +30,9 @@ pub struct LeaseGrant {
     pub held: u32,
     /// The tokens left in the pool.
     pub available: u32,
+    /// Milliseconds until the fleet's first lease lapses, by the store's clock (0 when one has;
+    /// `u32::MAX` when none will): when a call would reclaim it.
+    pub next_lapse_ms: u32,
 }
 
 /// The answer to [`report`](crate::FleetQuotaClient::report).
@@ -48,6 +51,8 @@ pub struct ReportAck {
     /// beyond it had nothing to refill when they were earned, as a full local quota drops
     /// them, and are dropped.
     pub refund_room: u32,
+    /// Milliseconds until the fleet's first lease lapses, as in [`LeaseGrant::next_lapse_ms`].
+    pub next_lapse_ms: u32,
 }
 
 /// The answer to [`release`](crate::FleetQuotaClient::release).
@@ -321,13 +326,13 @@ pub fn init(value: &Value, configured: u32) -> Result<PoolState, FleetError> {
     })
 }
 
-/// `lease`'s reply: `OK granted held available`, or `MISMATCH stored`.
+/// `lease`'s reply: `OK granted held available next_lapse_ms`, or `MISMATCH stored`.
 pub fn lease(value: &Value, configured: u32, want: u32) -> Result<LeaseGrant, FleetError> {
-    let status = status(value, 3)?;
+    let status = status(value, 4)?;
     if status == Status::Lost {
         return Err(unexpected("LOST"));
     }
-    let [granted, held, available] = ok_counts(status, configured)?;
+    let [granted, held, available, next_lapse_ms] = ok_counts(status, configured)?;
     if granted > want || granted > held {
         return Err(inconsistent(format!(
             "granted {granted} of {want} asked, holding {held}"
@@ -342,6 +347,7 @@ pub fn lease(value: &Value, configured: u32, want: u32) -> Result<LeaseGrant, Fl
         granted,
         held,
         available,
+        next_lapse_ms,
     })
 }
 
@@ -380,13 +386,13 @@ pub fn limiter(
     })
 }
 
-/// `report`'s reply: `OK held available held_total refund_room`, or `LOST`.
+/// `report`'s reply: `OK held available held_total refund_room next_lapse_ms`, or `LOST`.
 pub fn report(value: &Value, configured: u32, keep: u32) -> Result<ReportAck, FleetError> {
-    let status = status(value, 4)?;
+    let status = status(value, 5)?;
     if let Status::Mismatch(_) = status {
         return Err(unexpected("MISMATCH"));
     }
-    let [held, available, held_total, refund_room] = ok_counts(status, configured)?;
+    let [held, available, held_total, refund_room, next_lapse_ms] = ok_counts(status, configured)?;
     if held > keep {
         return Err(inconsistent(format!("holding {held} after keeping {keep}")));
     }
@@ -411,6 +417,7 @@ pub fn report(value: &Value, configured: u32, keep: u32) -> Result<ReportAck, Fl
         available,
         held_total,
         refund_room,
+        next_lapse_ms,
     })
 }
 
@@ -467,20 +474,22 @@ mod tests {
             }
         );
         assert_eq!(
-            lease(&ok(&[25, 30, 470]), 500, 25).unwrap(),
+            lease(&ok(&[25, 30, 470, 9000]), 500, 25).unwrap(),
             LeaseGrant {
                 granted: 25,
                 held: 30,
-                available: 470
+                available: 470,
+                next_lapse_ms: 9000
             }
         );
         assert_eq!(
-            report(&ok(&[10, 470, 20, 10]), 500, 10).unwrap(),
+            report(&ok(&[10, 470, 20, 10, 0]), 500, 10).unwrap(),
             ReportAck {
                 held: 10,
                 available: 470,
                 held_total: 20,
-                refund_room: 10
+                refund_room: 10,
+                next_lapse_ms: 0
             }
         );
         assert_eq!(
@@ -597,7 +606,7 @@ mod tests {
             );
         }
         assert!(matches!(
-            reply_error(report(&ok(&[1, 2, 3, 4, 5]), 5, 1)),
+            reply_error(report(&ok(&[1, 2, 3, 4, 5, 6]), 5, 1)),
             ReplyError::Arity { .. }
         ));
         let lost = Value::Array(vec![bulk("LOST"), Value::Int(0)]);
@@ -643,6 +652,7 @@ mod tests {
                 Value::Int(0),
                 Value::Int(5),
                 Value::Int(0),
+                Value::Int(0),
             ]);
             assert!(
                 matches!(
@@ -682,34 +692,34 @@ mod tests {
         ));
         // lease: no more than asked, within what is held, within the capacity.
         assert!(matches!(
-            reply_error(lease(&ok(&[26, 26, 0]), 500, 25)),
+            reply_error(lease(&ok(&[26, 26, 0, 0]), 500, 25)),
             ReplyError::Inconsistent(_)
         ));
         assert!(matches!(
-            reply_error(lease(&ok(&[20, 10, 0]), 500, 25)),
+            reply_error(lease(&ok(&[20, 10, 0, 0]), 500, 25)),
             ReplyError::Inconsistent(_)
         ));
         assert!(matches!(
-            reply_error(lease(&ok(&[20, 20, 481]), 500, 25)),
+            reply_error(lease(&ok(&[20, 20, 481, 0]), 500, 25)),
             ReplyError::Inconsistent(_)
         ));
         // report: never more than kept.
         assert!(matches!(
-            reply_error(report(&ok(&[11, 0, 11, 0]), 500, 10)),
+            reply_error(report(&ok(&[11, 0, 11, 0, 0]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         assert!(matches!(
-            reply_error(report(&ok(&[10, 491, 10, 0]), 500, 10)),
+            reply_error(report(&ok(&[10, 491, 10, 0, 0]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         // report: this lease's tokens are part of all leases'.
         assert!(matches!(
-            reply_error(report(&ok(&[10, 0, 9, 0]), 500, 10)),
+            reply_error(report(&ok(&[10, 0, 9, 0, 0]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         // report: the refund room is within what the pool misses.
         assert!(matches!(
-            reply_error(report(&ok(&[10, 470, 20, 11]), 500, 10)),
+            reply_error(report(&ok(&[10, 470, 20, 11, 0]), 500, 10)),
             ReplyError::Inconsistent(_)
         ));
         // release: never more than kept, never above capacity.

@@ -67,6 +67,7 @@ impl Model {
             granted: u32::try_from(granted).unwrap(),
             held: u32::try_from(*held).unwrap(),
             available: u32::try_from(self.available).unwrap(),
+            next_lapse_ms: 0,
         }
     }
 
@@ -98,6 +99,7 @@ impl Model {
             available: u32::try_from(self.available).unwrap(),
             held_total: u32::try_from(self.held_total()).unwrap(),
             refund_room: 0,
+            next_lapse_ms: 0,
         };
         let room = (u32::try_from(least).unwrap(), u32::try_from(most).unwrap());
         Some((ack, room))
@@ -142,7 +144,20 @@ async fn random_calls_follow_the_arithmetic_and_keep_the_invariant() {
             0..=3 => {
                 let want = rng.up_to(40);
                 let grant = who.lease(want).await.expect("lease");
-                assert_eq!(grant, model.lease(&id, want), "step {step}: lease({want})");
+                let expected = model.lease(&id, want);
+                assert_eq!(
+                    LeaseGrant {
+                        next_lapse_ms: 0,
+                        ..grant
+                    },
+                    expected,
+                    "step {step}: lease({want})"
+                );
+                // Every lease lapses within the 60 s TTL, and none has yet.
+                assert!(
+                    (1..=60_000).contains(&grant.next_lapse_ms),
+                    "step {step}: {grant:?}"
+                );
                 format!("step {step}: lease {id} {want}")
             }
             4..=7 => {
@@ -156,7 +171,7 @@ async fn random_calls_follow_the_arithmetic_and_keep_the_invariant() {
                         assert_eq!(
                             ReportAck {
                                 refund_room: 0,
-                                ..ack
+                                ..without_lapse(ack)
                             },
                             expected,
                             "step {step}"
@@ -231,6 +246,14 @@ async fn crowded_fleets_share_the_capacity_fairly() {
     assert_eq!(snapshot.available, Some(0));
 }
 
+/// `ack` with its time to the next lapse zeroed (it depends on the clock).
+fn without_lapse(ack: ReportAck) -> ReportAck {
+    ReportAck {
+        next_lapse_ms: 0,
+        ..ack
+    }
+}
+
 /// 2. Refunds never fill the pool beyond what the leases leave: `capacity - sum(held)`.
 #[tokio::test]
 async fn refunds_never_fill_the_pool_beyond_what_leases_leave() {
@@ -243,39 +266,42 @@ async fn refunds_never_fill_the_pool_beyond_what_leases_leave() {
     assert_eq!(a.lease(30).await.unwrap().held, 30);
     assert_eq!(b.lease(20).await.unwrap().held, 20);
     // Nothing was spent: a refund has no room to go to.
-    let ack = a.report(30, 1_000).await.unwrap();
+    let ack = without_lapse(a.report(30, 1_000).await.unwrap());
     assert_eq!(
         ack,
         ReportAck {
             held: 30,
             available: 50,
             held_total: 50,
-            refund_room: 0
+            refund_room: 0,
+            next_lapse_ms: 0
         }
     );
     // `a` spent 10 on retries. Refunds reported with the spending were earned before it (a
     // refund restores the balance first): they have nothing to repay. The 10 are what `a`
     // owes now, and its room for the next report.
-    let ack = a.report(20, 7).await.unwrap();
+    let ack = without_lapse(a.report(20, 7).await.unwrap());
     assert_eq!(
         ack,
         ReportAck {
             held: 20,
             available: 50,
             held_total: 40,
-            refund_room: 10
+            refund_room: 10,
+            next_lapse_ms: 0
         }
     );
     // The next report's refunds repay them, and fill the pool up to 100 - 20 - 20 = 60, not
     // beyond.
-    let ack = a.report(20, u32::MAX).await.unwrap();
+    let ack = without_lapse(a.report(20, u32::MAX).await.unwrap());
     assert_eq!(
         ack,
         ReportAck {
             held: 20,
             available: 60,
             held_total: 40,
-            refund_room: 0
+            refund_room: 0,
+            next_lapse_ms: 0
         }
     );
     server.snapshot(fleet).assert_conserved("after the refunds");

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rebound_redis::{
     FleetListener, FleetQuota, FleetQuotaConfig, FleetQuotaConfigBuilder, FleetState,
-    FleetStateChange,
+    FleetStateChange, LeaseId,
 };
 use rebound_runtime::RetryQuota;
 use support::{RedisServer, client, poll};
@@ -227,6 +227,56 @@ async fn refunds_on_a_full_pool_are_not_banked_for_an_outage() {
     assert_eq!(local_retries, 10);
     assert_eq!(retries, local_retries, "{:?}", server.snapshot(fleet));
     server.snapshot(fleet).assert_invariant("after the outage");
+}
+
+/// A lease whose holder stopped (a raw client that never refreshes) is reclaimed on a live
+/// quota's timer soon after it lapses, not at that quota's next refresh: here the quota
+/// refreshes every 900 ms with a TTL of 1 s, and the lapse falls just after one refresh, so
+/// without the timer the tokens would come back about 800 ms late.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lapsed_lease_is_reclaimed_on_time() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "timer";
+    let live = quota(&server, fleet, |b| {
+        b.capacity(100)
+            .lease_ttl(Duration::from_secs(1))
+            .refresh_period(Duration::from_millis(900))
+    })
+    .await;
+    let live_id = live.lease_id().to_string();
+    let expiry = |snapshot: &support::Snapshot| snapshot.leases.get(&live_id).copied();
+    // Right after the quota's refresh, a holder takes 10 tokens and stops.
+    let first = expiry(&server.snapshot(fleet));
+    let refreshed = poll(Duration::from_secs(3), || async {
+        (expiry(&server.snapshot(fleet)) != first).then_some(())
+    })
+    .await;
+    assert!(refreshed.is_some(), "the quota refreshes");
+    let stopped = client(&server, fleet, |b| {
+        b.capacity(100).lease_ttl(Duration::from_secs(1))
+    })
+    .await
+    .with_lease_id(LeaseId::from_u64(7));
+    stopped.lease(10).await.unwrap();
+    let stopped_id = LeaseId::from_u64(7).to_string();
+    let lapses_at = server.snapshot(fleet).leases[&stopped_id];
+    let mut conn = server.connection();
+    let reclaimed_at = loop {
+        let snapshot = support::snapshot(&mut conn, fleet);
+        let time: Vec<u64> = redis::cmd("TIME").query(&mut conn).unwrap();
+        let now_ms = time[0] * 1000 + time[1] / 1000;
+        if !snapshot.leases.contains_key(&stopped_id) {
+            snapshot.assert_invariant("after the reclaim");
+            break now_ms;
+        }
+        assert!(now_ms < lapses_at + 3000, "never reclaimed: {snapshot:?}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let late = reclaimed_at.saturating_sub(lapses_at);
+    assert!(late <= 300, "reclaimed {late} ms after the lapse");
+    live.close().await;
 }
 
 /// (d) The server is killed mid-run: both quotas fall back to their local buckets (20 tokens

@@ -1,7 +1,7 @@
 -- lease(capacity, id, want, ttl_ms): the lease `id` now expires ttl_ms from now and takes
 -- min(want, available) more tokens, never growing beyond its fair share. A lease that had
 -- lapsed is taken anew. Creates the pool like init when it does not exist.
--- Reply: OK granted held available.
+-- Reply: OK granted held available next_lapse_ms (see the prelude's `next_lapse`).
 local capacity, bad = count_arg(1)
 if bad then return bad end
 if capacity == 0 then return {'BADARG', 1} end
@@ -22,4 +22,4 @@ p.held_total = p.held_total + granted
 tokens = tokens + granted
 redis.call('HSET', held, id, tokens)
 save_pool(p)
-return {'OK', granted, tokens, p.available}
+return {'OK', granted, tokens, p.available, next_lapse(now)}

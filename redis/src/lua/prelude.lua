@@ -228,6 +228,14 @@ local function open(capacity, id)
   return p, nil, now, lease
 end
 
+-- Milliseconds from `now` until the fleet's first lease lapses (0 when one has; 2^32 - 1 when
+-- there is none): when to call again to reclaim it.
+local function next_lapse(now)
+  local first = redis.call('ZRANGE', leases, 0, 0, 'WITHSCORES')
+  if #first == 0 then return U32_MAX end
+  return math.max(math.min(tonumber(first[2]) - now, U32_MAX), 0)
+end
+
 -- The pool, the time and the live lease `id` (see `open`); or nil and the reply that ends the
 -- script (LOST when the lease or the pool is gone).
 local function open_lease(id)

@@ -16,7 +16,8 @@
 -- remainder of the division goes to a lease with the matching probability (read off the
 -- store's clock), so that a deficit smaller than the fleet is refilled too.
 --
--- Reply: OK held available held_total refund_room, or LOST.
+-- Reply: OK held available held_total refund_room next_lapse_ms (see the prelude's
+-- `next_lapse`), or LOST.
 local id = ARGV[1]
 if id == nil or id == '' then return {'BADARG', 1} end
 local keep, bad = count_arg(2)
@@ -56,4 +57,5 @@ local share = math.floor(nobodys / live)
 if tonumber(redis.call('TIME')[2]) % live < nobodys % live then
   share = share + 1
 end
-return {'OK', kept, p.available, p.held_total, math.min(spent + share, missing)}
+return {'OK', kept, p.available, p.held_total, math.min(spent + share, missing),
+  next_lapse(now)}
