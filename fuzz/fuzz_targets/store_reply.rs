@@ -6,7 +6,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use rebound_redis::internals::{Value, init, lease, limiter, release, report};
+use rebound_redis::internals::{Value, init, inspect, lease, limiter, release, report};
 
 /// The deepest array the input builds (the store never nests; a hostile one might).
 const MAX_DEPTH: u32 = 4;
@@ -29,7 +29,7 @@ fn value(u: &mut Unstructured<'_>, depth: u32) -> arbitrary::Result<Value> {
                 b"BADARG",
             ])?;
             let mut items = vec![Value::BulkString(status.to_vec())];
-            for _ in 0..u.int_in_range(0..=6)? {
+            for _ in 0..u.int_in_range(0..=7)? {
                 items.push(Value::Int(i64::from(u32::arbitrary(u)?) - i64::from(u8::arbitrary(u)?)));
             }
             Value::Array(items)
@@ -62,9 +62,15 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(ack) = report(&reply, capacity, n) {
         assert!(ack.held <= n);
+        let missing = u64::from(capacity) - u64::from(ack.available) - u64::from(ack.held_total);
+        assert!(u64::from(ack.refund_room) <= missing);
     }
     let _ = release(&reply, capacity, n);
     if let Ok(state) = limiter(&reply, capacity, n) {
         assert!(state.members >= 1 && state.sum_milli >= n);
+    }
+    if let Ok(view) = inspect(&reply) {
+        assert!(view.leases.len() <= rebound_redis::MAX_LISTED);
+        assert!(view.members.len() <= rebound_redis::MAX_LISTED);
     }
 });
