@@ -49,9 +49,9 @@ pub struct FleetLimiter {
 
 impl FleetLimiter {
     /// The curve of the fleet's rate: rebound's shape for a shared capacity,
-    /// [`CubicShape::GENTLE`] (a cut to 85%, back in 8 s at any rate). `rebound-sim fleet`
-    /// measured 98% of a capacity shared by 20 processes with it, 93% with botocore's (a cut to
-    /// 70%, back in 9 s at 1000 requests/s); both throttled 0.1% of the attempts or fewer.
+    /// [`CubicShape::GENTLE`] (a cut to 85%, back in 8 s at any rate), or the members' own
+    /// curve where that is higher ([`member_ceiling`]). `docs/fleet.md` has what ten processes
+    /// on a real store measured with it.
     pub const SHAPE: CubicShape = CubicShape::GENTLE;
 
     /// Makes the first exchange with the store through `client` (the fleet it names), then
@@ -157,8 +157,9 @@ impl Drop for FleetLimiter {
 /// second itself; `None` before the fleet's first throttle.
 ///
 /// The fleet's rate is `shape`'s curve from the rate it was last cut at
-/// ([`CubicShape::rate_after`]), at most twice what the fleet measures (as botocore caps one
-/// client's). A member's share of it is half in proportion to what it measures and half an
+/// ([`CubicShape::rate_after`]), or what its members would reach on their own where that is
+/// higher (botocore's curve from an equal share of the cut rate), at most twice what the fleet
+/// measures (as botocore caps one client's). A member's share of it is half in proportion to what it measures and half an
 /// equal share: a process that sends more gets more, and one that sends little (or just
 /// started) still gets a part to grow into. The shares add up to the fleet's rate.
 ///
