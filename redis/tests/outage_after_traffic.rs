@@ -1,4 +1,5 @@
-//! A fleet of OS processes, each with its own `FleetQuota` on one real `redis-server`, through
+//! A fleet of OS processes, each with its own `FleetQuota` on one real `redis-server` (and once on
+//! a local Redis Cluster), through
 //! a healthy phase in which some first attempts fail (their retries succeed, and every
 //! success earns its refund), then a service outage in which every attempt fails. This test
 //! binary runs itself as the children (the `child_*` test, with environment variables naming
@@ -15,21 +16,26 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetState};
+use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetState, StoreConnection, connect_cluster};
 use rebound_runtime::{Classified, Retry, StandardRetryStrategy};
+use support::cluster::RedisCluster;
 use support::{ChildProcess, RedisServer, SplitMix};
 
 const CHILD_TEST: &str = "child_process_through_traffic_then_an_outage";
 /// The server's URL, for the child role.
 const CHILD_URL: &str = "REBOUND_TRAFFIC_CHILD_URL";
+/// Or a cluster's seed URLs, comma-separated.
+const CHILD_SEEDS: &str = "REBOUND_TRAFFIC_CHILD_SEEDS";
 /// The fleet's name.
 const CHILD_FLEET: &str = "REBOUND_TRAFFIC_CHILD_FLEET";
 /// Per cent of the healthy phase's first attempts that fail.
 const CHILD_FAILING: &str = "REBOUND_TRAFFIC_CHILD_FAILING";
 /// Microseconds between two requests of one child.
 const CHILD_PACE: &str = "REBOUND_TRAFFIC_CHILD_PACE";
-/// The key the parent sets to start the phases in every child at once.
-const GO_KEY: &str = "rebound-test:go";
+/// The key the parent sets to start the phases in every child at once (on the fleet's slot).
+fn go_key(fleet: &str) -> String {
+    format!("rebound-test:{{{fleet}}}:go")
+}
 
 const CAPACITY: u32 = 500;
 /// A retry's cost (not a timeout).
@@ -89,8 +95,7 @@ async fn request(
 /// prints `RETRIES <retries granted from the outage on>`. Does nothing in a normal run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn child_process_through_traffic_then_an_outage() {
-    let (Ok(url), Ok(fleet), Ok(failing), Ok(pace)) = (
-        std::env::var(CHILD_URL),
+    let (Ok(fleet), Ok(failing), Ok(pace)) = (
         std::env::var(CHILD_FLEET),
         std::env::var(CHILD_FAILING),
         std::env::var(CHILD_PACE),
@@ -99,7 +104,32 @@ async fn child_process_through_traffic_then_an_outage() {
     };
     let failing: u64 = failing.parse().unwrap();
     let pace = Duration::from_micros(pace.parse().unwrap());
-    let quota = FleetQuota::connect(&url, config(&fleet)).await.unwrap();
+    let (client, mut conn) = match (std::env::var(CHILD_URL), std::env::var(CHILD_SEEDS)) {
+        (Ok(url), _) => (
+            rebound_redis::connect(&url, config(&fleet)).await.unwrap(),
+            StoreConnection::from(
+                redis::Client::open(url.as_str())
+                    .unwrap()
+                    .get_connection_manager()
+                    .await
+                    .unwrap(),
+            ),
+        ),
+        (_, Ok(seeds)) => (
+            connect_cluster(seeds.split(','), config(&fleet))
+                .await
+                .unwrap(),
+            StoreConnection::from(
+                redis::cluster::ClusterClient::new(seeds.split(',').collect::<Vec<_>>())
+                    .unwrap()
+                    .get_async_connection()
+                    .await
+                    .unwrap(),
+            ),
+        ),
+        _ => return,
+    };
+    let quota = FleetQuota::start(client).await;
     assert_eq!(quota.state(), FleetState::Joined);
     let strategy = Arc::new(
         StandardRetryStrategy::builder()
@@ -107,14 +137,9 @@ async fn child_process_through_traffic_then_an_outage() {
             .build(),
     );
     println!("READY");
-    let mut conn = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
     loop {
         let go: Option<String> = redis::cmd("GET")
-            .arg(GO_KEY)
+            .arg(go_key(&fleet))
             .query_async(&mut conn)
             .await
             .unwrap();
@@ -144,17 +169,47 @@ async fn child_process_through_traffic_then_an_outage() {
     quota.close().await;
 }
 
-/// Runs `processes` children on one fleet with `failing` per cent of first attempts failing
-/// in the healthy phase; the retries each child was granted during the outage.
-fn outage_retries(processes: usize, failing: u32) -> Option<Vec<u32>> {
-    let server = RedisServer::start()?;
+/// The store the children share: one server, or a cluster.
+enum Store {
+    One(RedisServer),
+    Cluster(RedisCluster),
+}
+
+impl Store {
+    /// The environment variable and value that name it to a child.
+    fn child_env(&self) -> (&'static str, String) {
+        match self {
+            Self::One(server) => (CHILD_URL, server.url()),
+            Self::Cluster(cluster) => (CHILD_SEEDS, cluster.seeds().join(",")),
+        }
+    }
+
+    /// A connection to the node that serves `fleet`'s keys.
+    fn connection(&self, fleet: &str) -> redis::Connection {
+        match self {
+            Self::One(server) => server.connection(),
+            Self::Cluster(cluster) => cluster.connection(cluster.fleet_master(fleet)),
+        }
+    }
+
+    fn snapshot(&self, fleet: &str) -> support::Snapshot {
+        match self {
+            Self::One(server) => server.snapshot(fleet),
+            Self::Cluster(cluster) => cluster.snapshot(fleet),
+        }
+    }
+}
+
+/// Runs `processes` children on one fleet in `store` with `failing` per cent of first attempts
+/// failing in the healthy phase; the retries each child was granted during the outage.
+fn outage_retries(store: &Store, processes: usize, failing: u32) -> Vec<u32> {
     let fleet = format!("traffic-{processes}-{failing}");
-    let url = server.url();
+    let (store_var, store_value) = store.child_env();
     let failing = failing.to_string();
     let pace = (1_000_000 * processes as u64 / FLEET_RATE).to_string();
     let env = [
         (CHILD_PACE, pace.as_str()),
-        (CHILD_URL, url.as_str()),
+        (store_var, store_value.as_str()),
         (CHILD_FLEET, fleet.as_str()),
         (CHILD_FAILING, failing.as_str()),
     ];
@@ -167,9 +222,9 @@ fn outage_retries(processes: usize, failing: u32) -> Option<Vec<u32>> {
             .expect("the child joins the fleet");
     }
     let _: () = redis::cmd("SET")
-        .arg(GO_KEY)
+        .arg(go_key(&fleet))
         .arg(1)
-        .query(&mut server.connection())
+        .query(&mut store.connection(&fleet))
         .unwrap();
     let each: Vec<u32> = children
         .iter()
@@ -183,8 +238,8 @@ fn outage_retries(processes: usize, failing: u32) -> Option<Vec<u32>> {
     for mut child in children {
         assert!(child.wait(), "the child process failed");
     }
-    server.snapshot(&fleet).assert_invariant("after the outage");
-    Some(each)
+    store.snapshot(&fleet).assert_invariant("after the outage");
+    each
 }
 
 /// One fleet at a time: its processes take both cores.
@@ -195,14 +250,23 @@ static ONE_FLEET_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// refresh period late, so under heavy retries it holds fewer tokens than one process would
 /// (docs/fleet.md has the measured figures); with no refunds at all it would hold none.
 fn check(processes: usize, failing: u32) {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    check_on(&Store::One(server), processes, failing);
+}
+
+fn check_on(store: &Store, processes: usize, failing: u32) {
     let _one = ONE_FLEET_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let Some(each) = outage_retries(processes, failing) else {
-        return;
-    };
+    let each = outage_retries(store, processes, failing);
     let total: u32 = each.iter().sum();
-    let case = format!("{processes} processes, {failing}% of first attempts failing");
+    let on = match store {
+        Store::One(_) => "",
+        Store::Cluster(_) => " on a cluster",
+    };
+    let case = format!("{processes} processes{on}, {failing}% of first attempts failing");
     eprintln!("{case}: {total} retries in the outage");
     let most = ONE_PROCESS + ONE_PROCESS / 10;
     assert!(
@@ -244,4 +308,14 @@ fn fifty_processes_20_per_cent_failing() {
 #[test]
 fn one_process_20_per_cent_failing() {
     check(1, 20);
+}
+
+/// The same through a Redis Cluster (three masters, a replica each): the fleet's keys on one
+/// slot, the children on cluster clients.
+#[test]
+fn twenty_processes_on_a_cluster_5_per_cent_failing() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    check_on(&Store::Cluster(cluster), 20, 5);
 }
