@@ -1,7 +1,7 @@
-//! A fleet of OS processes, each with its own `FleetQuota` on one real `redis-server` (and once on
-//! a local Redis Cluster), through
-//! a healthy phase in which some first attempts fail (their retries succeed, and every
-//! success earns its refund), then a service outage in which every attempt fails. This test
+//! A fleet of OS processes, each with its own `FleetQuota` on one real `redis-server` (and once
+//! on a local Redis Cluster), through a healthy phase in which some first attempts fail (their
+//! retries succeed, and every success earns its refund), then a service outage in which every
+//! attempt fails. This test
 //! binary runs itself as the children (the `child_*` test, with environment variables naming
 //! the server and the case).
 //!
