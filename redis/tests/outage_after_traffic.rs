@@ -1,9 +1,8 @@
 //! A fleet of OS processes, each with its own `FleetQuota` on one real `redis-server` (and once
 //! on a local Redis Cluster), through a healthy phase in which some first attempts fail (their
 //! retries succeed, and every success earns its refund), then a service outage in which every
-//! attempt fails. This test
-//! binary runs itself as the children (the `child_*` test, with environment variables naming
-//! the server and the case).
+//! attempt fails. This test binary runs itself as the children (the `child_*` test, with
+//! environment variables naming the store and the case).
 //!
 //! The bound is the one `docs/fleet.md` documents: whatever came before, the fleet retries
 //! during the outage at most what one process with the fleet's capacity would from a full
