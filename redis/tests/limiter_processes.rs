@@ -7,7 +7,8 @@
 //! Cold start: the service throttles from the very first request, before any process has
 //! measured its own rate. Warm start: it admits everything for 3 s first. Either way the fleet
 //! must reach 80% of the admitted rate within 20 s, with at most 5% of its requests throttled.
-//! The same processes on their own limiters alone, without the fleet's, are the comparison.
+//! The same processes on their own limiters alone, without the fleet's, are the comparison; the
+//! cold start runs once more through a local Redis Cluster.
 
 mod support;
 
@@ -17,15 +18,22 @@ use std::time::{Duration, Instant};
 
 use rebound_redis::{FleetLimiter, FleetQuotaConfig, FleetState};
 use rebound_runtime::{AdaptiveRetryStrategy, Classified, Retry, StandardRetryStrategy};
-use support::{ChildProcess, RedisServer};
+use support::cluster::RedisCluster;
+use support::{ChildProcess, RedisServer, Store};
 
 const CHILD_TEST: &str = "child_process_sending_to_a_limited_service";
-const CHILD_URL: &str = "REBOUND_LIMITER_CHILD_URL";
 const CHILD_FLEET: &str = "REBOUND_LIMITER_CHILD_FLEET";
-/// The key the parent sets, to the server's time in milliseconds, to start every child.
-const GO_KEY: &str = "rebound-test:go";
+
+/// The key the parent sets, to the store's time in milliseconds, to start every child (on the
+/// fleet's slot, as the service's keys).
+fn go_key(fleet: &str) -> String {
+    format!("rebound-test:{{{fleet}}}:go")
+}
+
 /// Per second of the run: `ok:<s>` and `throttled:<s>` counts.
-const STATS_KEY: &str = "rebound-test:service";
+fn stats_key(fleet: &str) -> String {
+    format!("rebound-test:{{{fleet}}}:service")
+}
 
 const PROCESSES: usize = 10;
 /// Requests per second the service admits.
@@ -43,7 +51,7 @@ const SERVICE: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local go = tonumber(redis.call('GET', KEYS[1]))
-local window = 'rebound-test:window:' .. math.floor(now / 100)
+local window = KEYS[1] .. ':window:' .. math.floor(now / 100)
 local n = redis.call('INCR', window)
 redis.call('PEXPIRE', window, 1000)
 local throttled = now - go >= tonumber(ARGV[2]) and n > tonumber(ARGV[1])
@@ -68,7 +76,7 @@ fn throttle_from_ms(fleet: &str) -> u64 {
 /// TASKS` a second, for [`RUN`]. Does nothing in a normal run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn child_process_sending_to_a_limited_service() {
-    let (Ok(url), Ok(fleet)) = (std::env::var(CHILD_URL), std::env::var(CHILD_FLEET)) else {
+    let Ok(fleet) = std::env::var(CHILD_FLEET) else {
         return;
     };
     let strategy = Arc::new(AdaptiveRetryStrategy::builder(StandardRetryStrategy::new()).build());
@@ -78,25 +86,19 @@ async fn child_process_sending_to_a_limited_service() {
         .call_timeout(Duration::from_millis(500))
         .build()
         .unwrap();
+    let Some((client, conn)) = support::child_store(config).await else {
+        return;
+    };
     let limiter = if fleet.ends_with(ALONE) {
         None
     } else {
-        Some(
-            FleetLimiter::connect(&url, config, strategy.clone())
-                .await
-                .unwrap(),
-        )
+        Some(FleetLimiter::start(client, strategy.clone()).await)
     };
     println!("READY");
-    let conn = redis::Client::open(url.as_str())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
     let mut poll_conn = conn.clone();
     loop {
         let go: Option<u64> = redis::cmd("GET")
-            .arg(GO_KEY)
+            .arg(go_key(&fleet))
             .query_async(&mut poll_conn)
             .await
             .unwrap();
@@ -112,6 +114,7 @@ async fn child_process_sending_to_a_limited_service() {
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..TASKS {
         let (strategy, service, conn) = (strategy.clone(), service.clone(), conn.clone());
+        let (go, stats) = (go_key(&fleet), stats_key(&fleet));
         tasks.spawn(async move {
             let mut ticks = tokio::time::interval(pace);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -121,10 +124,11 @@ async fn child_process_sending_to_a_limited_service() {
                     .run_async_classified(
                         |_| {
                             let (service, mut conn) = (service.clone(), conn.clone());
+                            let (go, stats) = (go.clone(), stats.clone());
                             async move {
                                 let throttled: u32 = service
-                                    .key(GO_KEY)
-                                    .key(STATS_KEY)
+                                    .key(go)
+                                    .key(stats)
                                     .arg(ADMITTED / 10)
                                     .arg(throttle_from)
                                     .invoke_async(&mut conn)
@@ -152,11 +156,13 @@ async fn child_process_sending_to_a_limited_service() {
 }
 
 /// Admitted and throttled requests per second of the run.
-fn run_fleet(case: &str) -> Option<(Vec<u64>, Vec<u64>)> {
-    let server = RedisServer::start()?;
+fn run_fleet(store: &Store, case: &str) -> (Vec<u64>, Vec<u64>) {
     let fleet = format!("limited-{case}");
-    let url = server.url();
-    let env = [(CHILD_URL, url.as_str()), (CHILD_FLEET, fleet.as_str())];
+    let (store_var, store_value) = store.child_env();
+    let env = [
+        (store_var, store_value.as_str()),
+        (CHILD_FLEET, fleet.as_str()),
+    ];
     let children: Vec<_> = (0..PROCESSES)
         .map(|_| ChildProcess::run_test(CHILD_TEST, &env))
         .collect();
@@ -165,11 +171,11 @@ fn run_fleet(case: &str) -> Option<(Vec<u64>, Vec<u64>)> {
             .wait_for_line("READY", Duration::from_secs(60))
             .expect("the child joins the fleet");
     }
-    let mut conn = server.connection();
+    let mut conn = store.connection(&fleet);
     let time: Vec<String> = redis::cmd("TIME").query(&mut conn).unwrap();
     let now_ms = time[0].parse::<u64>().unwrap() * 1000 + time[1].parse::<u64>().unwrap() / 1000;
     let _: () = redis::cmd("SET")
-        .arg(GO_KEY)
+        .arg(go_key(&fleet))
         .arg(now_ms)
         .query(&mut conn)
         .unwrap();
@@ -180,7 +186,7 @@ fn run_fleet(case: &str) -> Option<(Vec<u64>, Vec<u64>)> {
         assert!(child.wait(), "the child process failed");
     }
     let stats: BTreeMap<String, u64> = redis::cmd("HGETALL")
-        .arg(STATS_KEY)
+        .arg(stats_key(&fleet))
         .query(&mut conn)
         .unwrap();
     let seconds = usize::try_from(RUN.as_secs()).unwrap();
@@ -189,7 +195,7 @@ fn run_fleet(case: &str) -> Option<(Vec<u64>, Vec<u64>)> {
             .map(|s| stats.get(&format!("{what}:{s}")).copied().unwrap_or(0))
             .collect()
     };
-    Some((per_second("ok"), per_second("throttled")))
+    (per_second("ok"), per_second("throttled"))
 }
 
 /// One fleet at a time: its processes take both cores.
@@ -200,12 +206,18 @@ static ONE_FLEET_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// last 10 s it admits at least 60% of the rate: a floor against a fleet that sits at its
 /// minimum, not a target (docs/fleet.md has the measured figures).
 fn check(case: &str) {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    check_on(&Store::One(server), case);
+}
+
+fn check_on(store: &Store, case: &str) {
     let _one = ONE_FLEET_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let Some((ok, throttled)) = run_fleet(case) else {
-        return;
-    };
+    let (ok, throttled) = run_fleet(store, case);
+    let case = format!("{case}{}", store.label());
     let target = u64::from(ADMITTED) * 8 / 10;
     // From the second after the first throttle: before it the service admits everything.
     let first = throttled.iter().position(|&n| n > 0).unwrap_or(0);
@@ -243,4 +255,13 @@ fn a_warm_fleet_holds_the_admitted_rate() {
 #[test]
 fn a_cold_start_with_per_process_limiters() {
     check(ALONE);
+}
+
+/// The cold start through a Redis Cluster (three masters, a replica each).
+#[test]
+fn a_cold_fleet_climbs_on_a_cluster() {
+    let Some(cluster) = RedisCluster::start() else {
+        return;
+    };
+    check_on(&Store::Cluster(cluster), COLD);
 }

@@ -15,16 +15,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetState, StoreConnection, connect_cluster};
+use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetState};
 use rebound_runtime::{Classified, Retry, StandardRetryStrategy};
 use support::cluster::RedisCluster;
-use support::{ChildProcess, RedisServer, SplitMix};
+use support::{ChildProcess, RedisServer, SplitMix, Store};
 
 const CHILD_TEST: &str = "child_process_through_traffic_then_an_outage";
-/// The server's URL, for the child role.
-const CHILD_URL: &str = "REBOUND_TRAFFIC_CHILD_URL";
-/// Or a cluster's seed URLs, comma-separated.
-const CHILD_SEEDS: &str = "REBOUND_TRAFFIC_CHILD_SEEDS";
 /// The fleet's name.
 const CHILD_FLEET: &str = "REBOUND_TRAFFIC_CHILD_FLEET";
 /// Per cent of the healthy phase's first attempts that fail.
@@ -103,30 +99,8 @@ async fn child_process_through_traffic_then_an_outage() {
     };
     let failing: u64 = failing.parse().unwrap();
     let pace = Duration::from_micros(pace.parse().unwrap());
-    let (client, mut conn) = match (std::env::var(CHILD_URL), std::env::var(CHILD_SEEDS)) {
-        (Ok(url), _) => (
-            rebound_redis::connect(&url, config(&fleet)).await.unwrap(),
-            StoreConnection::from(
-                redis::Client::open(url.as_str())
-                    .unwrap()
-                    .get_connection_manager()
-                    .await
-                    .unwrap(),
-            ),
-        ),
-        (_, Ok(seeds)) => (
-            connect_cluster(seeds.split(','), config(&fleet))
-                .await
-                .unwrap(),
-            StoreConnection::from(
-                redis::cluster::ClusterClient::new(seeds.split(',').collect::<Vec<_>>())
-                    .unwrap()
-                    .get_async_connection()
-                    .await
-                    .unwrap(),
-            ),
-        ),
-        _ => return,
+    let Some((client, mut conn)) = support::child_store(config(&fleet)).await else {
+        return;
     };
     let quota = FleetQuota::start(client).await;
     assert_eq!(quota.state(), FleetState::Joined);
@@ -166,37 +140,6 @@ async fn child_process_through_traffic_then_an_outage() {
     assert_eq!(quota.state(), FleetState::Joined, "the store stayed up");
     println!("RETRIES {}", outage_retries.load(Ordering::Relaxed));
     quota.close().await;
-}
-
-/// The store the children share: one server, or a cluster.
-enum Store {
-    One(RedisServer),
-    Cluster(RedisCluster),
-}
-
-impl Store {
-    /// The environment variable and value that name it to a child.
-    fn child_env(&self) -> (&'static str, String) {
-        match self {
-            Self::One(server) => (CHILD_URL, server.url()),
-            Self::Cluster(cluster) => (CHILD_SEEDS, cluster.seeds().join(",")),
-        }
-    }
-
-    /// A connection to the node that serves `fleet`'s keys.
-    fn connection(&self, fleet: &str) -> redis::Connection {
-        match self {
-            Self::One(server) => server.connection(),
-            Self::Cluster(cluster) => cluster.connection(cluster.fleet_master(fleet)),
-        }
-    }
-
-    fn snapshot(&self, fleet: &str) -> support::Snapshot {
-        match self {
-            Self::One(server) => server.snapshot(fleet),
-            Self::Cluster(cluster) => cluster.snapshot(fleet),
-        }
-    }
 }
 
 /// Runs `processes` children on one fleet in `store` with `failing` per cent of first attempts
@@ -261,10 +204,7 @@ fn check_on(store: &Store, processes: usize, failing: u32) {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let each = outage_retries(store, processes, failing);
     let total: u32 = each.iter().sum();
-    let on = match store {
-        Store::One(_) => "",
-        Store::Cluster(_) => " on a cluster",
-    };
+    let on = store.label();
     let case = format!("{processes} processes{on}, {failing}% of first attempts failing");
     eprintln!("{case}: {total} retries in the outage");
     let most = ONE_PROCESS + ONE_PROCESS / 10;

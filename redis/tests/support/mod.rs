@@ -467,3 +467,76 @@ pub(crate) fn failing_request(strategy: &rebound_runtime::StandardRetryStrategy)
         .unwrap_err();
     err.attempts() - 1
 }
+
+/// The store a test's child processes share: one server, or a cluster. A child learns which
+/// from one environment variable ([`Store::child_env`]) and connects with [`child_store`].
+pub(crate) enum Store {
+    One(RedisServer),
+    Cluster(cluster::RedisCluster),
+}
+
+/// The variable naming one server's URL to a child.
+pub(crate) const CHILD_URL: &str = "REBOUND_CHILD_STORE_URL";
+/// The variable naming a cluster's seed URLs, comma-separated, to a child.
+pub(crate) const CHILD_SEEDS: &str = "REBOUND_CHILD_STORE_SEEDS";
+
+impl Store {
+    /// The environment variable and value that name it to a child.
+    pub(crate) fn child_env(&self) -> (&'static str, String) {
+        match self {
+            Self::One(server) => (CHILD_URL, server.url()),
+            Self::Cluster(cluster) => (CHILD_SEEDS, cluster.seeds().join(",")),
+        }
+    }
+
+    /// A connection to the node that serves `fleet`'s keys (and keys tagged `{<fleet>}`).
+    pub(crate) fn connection(&self, fleet: &str) -> redis::Connection {
+        match self {
+            Self::One(server) => server.connection(),
+            Self::Cluster(cluster) => cluster.connection(cluster.fleet_master(fleet)),
+        }
+    }
+
+    /// `fleet`'s quota keys.
+    pub(crate) fn snapshot(&self, fleet: &str) -> Snapshot {
+        match self {
+            Self::One(server) => server.snapshot(fleet),
+            Self::Cluster(cluster) => cluster.snapshot(fleet),
+        }
+    }
+
+    /// " on a cluster", or nothing, for messages.
+    pub(crate) const fn label(&self) -> &'static str {
+        match self {
+            Self::One(_) => "",
+            Self::Cluster(_) => " on a cluster",
+        }
+    }
+}
+
+/// In a child: a client for `config` on the store [`Store::child_env`] named, and a plain
+/// connection to the same store for the test's own keys; `None` when neither variable is set
+/// (a normal run).
+pub(crate) async fn child_store(
+    config: FleetQuotaConfig,
+) -> Option<(FleetQuotaClient, rebound_redis::StoreConnection)> {
+    if let Ok(url) = std::env::var(CHILD_URL) {
+        let client = rebound_redis::connect(&url, config).await.unwrap();
+        let conn = redis::Client::open(url.as_str())
+            .unwrap()
+            .get_connection_manager()
+            .await
+            .unwrap();
+        return Some((client, conn.into()));
+    }
+    let seeds = std::env::var(CHILD_SEEDS).ok()?;
+    let client = rebound_redis::connect_cluster(seeds.split(','), config)
+        .await
+        .unwrap();
+    let conn = redis::cluster::ClusterClient::new(seeds.split(',').collect::<Vec<_>>())
+        .unwrap()
+        .get_async_connection()
+        .await
+        .unwrap();
+    Some((client, conn.into()))
+}
