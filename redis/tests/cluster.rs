@@ -18,11 +18,10 @@ use rebound_redis::{
 use rebound_runtime::rate_limiter::RateControl;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{
-    AdaptiveRetryStrategy, Classified, Retry, RetryStrategy, StandardRetryStrategy, StopReason,
-    TokenAcquisitionFailed,
+    Classified, Retry, RetryStrategy, StandardRetryStrategy, StopReason, TokenAcquisitionFailed,
 };
 use support::cluster::RedisCluster;
-use support::{ChildProcess, failing_request, poll};
+use support::{busy_strategy, counts, failing_request, poll, ready_children, short_rate_period};
 
 /// A retry's cost (not a timeout).
 const COST: u32 = 5;
@@ -233,26 +232,7 @@ async fn quotas_on_a_cluster_share_the_capacity_and_refunds() {
 
 /// Rates exchanged every 100 ms.
 fn short(builder: FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder {
-    builder
-        .lease_ttl(Duration::from_secs(1))
-        .rate_period(Duration::from_millis(100))
-        .call_timeout(Duration::from_millis(500))
-}
-
-/// An adaptive strategy on a virtual clock that measured about 100 responses per second for
-/// five seconds, limiter still off.
-fn busy_strategy(clock: &ManualClock) -> Arc<AdaptiveRetryStrategy<ManualClock>> {
-    let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
-        .clock(clock.clone())
-        .build();
-    for _ in 0..500 {
-        clock.advance(Duration::from_millis(10));
-        let now = clock.elapsed().as_secs_f64();
-        strategy.rate_limiter().on_response(now, false);
-    }
-    assert!(strategy.reading().measured_rate > 50.0);
-    assert_eq!(strategy.reading().send_rate, None);
-    Arc::new(strategy)
+    short_rate_period(builder).call_timeout(Duration::from_millis(500))
 }
 
 /// A throttle seen by one process's limiter lowers the other's send rate through the cluster,
@@ -499,26 +479,13 @@ fn four_processes_share_one_capacity_through_a_cluster() {
         return;
     };
     let seeds = cluster.seeds().join(",");
-    let children: Vec<_> = (0..PROCESSES)
-        .map(|_| ChildProcess::run_test(CHILD_TEST, &[(CHILD_SEEDS, &seeds)]))
-        .collect();
-    for child in &children {
-        child
-            .wait_for_line("READY", Duration::from_secs(20))
-            .expect("the child joins the fleet");
-    }
-    let each: Vec<u32> = children
-        .iter()
-        .map(|child| {
-            let line = child
-                .wait_for_line("RETRIES", Duration::from_secs(20))
-                .expect("the child says how many retries it was granted");
-            line["RETRIES ".len()..].parse().expect("a count")
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait(), "the child process failed");
-    }
+    let children = ready_children(
+        CHILD_TEST,
+        &[(CHILD_SEEDS, &seeds)],
+        PROCESSES as usize,
+        Duration::from_secs(20),
+    );
+    let each = counts(children, "RETRIES", Duration::from_secs(20));
     let total: u32 = each.iter().sum();
     let bound = PROCESSES_CAPACITY / COST;
     assert!(total <= bound, "{total} retries {each:?}, bound {bound}");

@@ -10,31 +10,11 @@ use std::time::Duration;
 use rebound_redis::{FleetLimiter, FleetQuotaConfigBuilder, FleetState};
 use rebound_runtime::rate_limiter::RateControl;
 use rebound_runtime::time::ManualClock;
-use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
-use support::{RedisServer, client, poll};
+use support::{RedisServer, busy_strategy, client, poll, short_rate_period};
 
 /// Rates exchanged every 100 ms.
 fn short(builder: FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder {
-    builder
-        .lease_ttl(Duration::from_secs(1))
-        .rate_period(Duration::from_millis(100))
-        .call_timeout(Duration::from_millis(200))
-}
-
-/// An adaptive strategy on a virtual clock that measured about 100 responses per second for
-/// five seconds, limiter still off.
-fn busy_strategy(clock: &ManualClock) -> Arc<AdaptiveRetryStrategy<ManualClock>> {
-    let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
-        .clock(clock.clone())
-        .build();
-    for _ in 0..500 {
-        clock.advance(Duration::from_millis(10));
-        let now = clock.elapsed().as_secs_f64();
-        strategy.rate_limiter().on_response(now, false);
-    }
-    assert!(strategy.reading().measured_rate > 50.0);
-    assert_eq!(strategy.reading().send_rate, None);
-    Arc::new(strategy)
+    short_rate_period(builder).call_timeout(Duration::from_millis(200))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use rebound_redis::{FleetLimiter, FleetQuotaConfig, FleetState};
 use rebound_runtime::{AdaptiveRetryStrategy, Classified, Retry, StandardRetryStrategy};
 use support::cluster::RedisCluster;
-use support::{ChildProcess, RedisServer, Store};
+use support::{RedisServer, Store, ready_children};
 
 const CHILD_TEST: &str = "child_process_sending_to_a_limited_service";
 const CHILD_FLEET: &str = "REBOUND_LIMITER_CHILD_FLEET";
@@ -96,17 +96,7 @@ async fn child_process_sending_to_a_limited_service() {
     };
     println!("READY");
     let mut poll_conn = conn.clone();
-    loop {
-        let go: Option<u64> = redis::cmd("GET")
-            .arg(go_key(&fleet))
-            .query_async(&mut poll_conn)
-            .await
-            .unwrap();
-        if go.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    support::wait_for_go(&mut poll_conn, &go_key(&fleet)).await;
     let service = Arc::new(redis::Script::new(SERVICE));
     let throttle_from = throttle_from_ms(&fleet);
     let pace = Duration::from_secs(1) * TASKS / OFFERED_PER_PROCESS;
@@ -163,14 +153,7 @@ fn run_fleet(store: &Store, case: &str) -> (Vec<u64>, Vec<u64>) {
         (store_var, store_value.as_str()),
         (CHILD_FLEET, fleet.as_str()),
     ];
-    let children: Vec<_> = (0..PROCESSES)
-        .map(|_| ChildProcess::run_test(CHILD_TEST, &env))
-        .collect();
-    for child in &children {
-        child
-            .wait_for_line("READY", Duration::from_secs(60))
-            .expect("the child joins the fleet");
-    }
+    let children = ready_children(CHILD_TEST, &env, PROCESSES, Duration::from_secs(60));
     let mut conn = store.connection(&fleet);
     let time: Vec<String> = redis::cmd("TIME").query(&mut conn).unwrap();
     let now_ms = time[0].parse::<u64>().unwrap() * 1000 + time[1].parse::<u64>().unwrap() / 1000;

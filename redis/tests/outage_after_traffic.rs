@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetState};
 use rebound_runtime::{Classified, Retry, StandardRetryStrategy};
 use support::cluster::RedisCluster;
-use support::{ChildProcess, RedisServer, SplitMix, Store};
+use support::{RedisServer, SplitMix, Store, counts, ready_children};
 
 const CHILD_TEST: &str = "child_process_through_traffic_then_an_outage";
 /// The fleet's name.
@@ -110,17 +110,7 @@ async fn child_process_through_traffic_then_an_outage() {
             .build(),
     );
     println!("READY");
-    loop {
-        let go: Option<String> = redis::cmd("GET")
-            .arg(go_key(&fleet))
-            .query_async(&mut conn)
-            .await
-            .unwrap();
-        if go.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    support::wait_for_go(&mut conn, &go_key(&fleet)).await;
     let mut rng = SplitMix::new(u64::from(std::process::id()));
     let go = Instant::now();
     let outage_retries = Arc::new(AtomicU32::new(0));
@@ -155,31 +145,17 @@ fn outage_retries(store: &Store, processes: usize, failing: u32) -> Vec<u32> {
         (CHILD_FLEET, fleet.as_str()),
         (CHILD_FAILING, failing.as_str()),
     ];
-    let children: Vec<_> = (0..processes)
-        .map(|_| ChildProcess::run_test(CHILD_TEST, &env))
-        .collect();
-    for child in &children {
-        child
-            .wait_for_line("READY", Duration::from_secs(60))
-            .expect("the child joins the fleet");
-    }
+    let children = ready_children(CHILD_TEST, &env, processes, Duration::from_secs(60));
     let _: () = redis::cmd("SET")
         .arg(go_key(&fleet))
         .arg(1)
         .query(&mut store.connection(&fleet))
         .unwrap();
-    let each: Vec<u32> = children
-        .iter()
-        .map(|child| {
-            let line = child
-                .wait_for_line("RETRIES", HEALTHY + OUTAGE + Duration::from_secs(30))
-                .expect("the child says how many retries it was granted");
-            line["RETRIES ".len()..].parse().expect("a count")
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait(), "the child process failed");
-    }
+    let each = counts(
+        children,
+        "RETRIES",
+        HEALTHY + OUTAGE + Duration::from_secs(30),
+    );
     store.snapshot(&fleet).assert_invariant("after the outage");
     each
 }

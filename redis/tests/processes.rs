@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetState};
 use rebound_runtime::StandardRetryStrategy;
-use support::{ChildProcess, RedisServer, failing_request};
+use support::{ChildProcess, RedisServer, counts, failing_request, ready_children};
 
 /// The server's URL, for the child role.
 const CHILD_URL: &str = "REBOUND_PROCESSES_CHILD_URL";
@@ -96,32 +96,19 @@ async fn child_process_retrying_through_an_outage() {
 /// Runs the four children of `case`.
 fn children(server: &RedisServer, case: &str) -> Vec<ChildProcess> {
     let url = server.url();
-    let children: Vec<_> = (0..PROCESSES)
-        .map(|_| ChildProcess::run_test(CHILD_TEST, &[(CHILD_URL, &url), (CHILD_CASE, case)]))
-        .collect();
-    for child in &children {
-        child
-            .wait_for_line("READY", Duration::from_secs(20))
-            .expect("the child joins the fleet");
-    }
-    children
+    let env = [(CHILD_URL, url.as_str()), (CHILD_CASE, case)];
+    ready_children(
+        CHILD_TEST,
+        &env,
+        PROCESSES as usize,
+        Duration::from_secs(20),
+    )
 }
 
 /// The retries the children were granted, each and in all, once they have given their leases
 /// back and exited.
 fn retries(children: Vec<ChildProcess>) -> (Vec<u32>, u32) {
-    let each: Vec<u32> = children
-        .iter()
-        .map(|child| {
-            let line = child
-                .wait_for_line("RETRIES", Duration::from_secs(20))
-                .expect("the child says how many retries it was granted");
-            line["RETRIES ".len()..].parse().expect("a count")
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait(), "the child process failed");
-    }
+    let each = counts(children, "RETRIES", Duration::from_secs(20));
     let total = each.iter().sum();
     (each, total)
 }

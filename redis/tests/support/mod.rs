@@ -540,3 +540,79 @@ pub(crate) async fn child_store(
         .unwrap();
     Some((client, conn.into()))
 }
+
+/// Runs `count` children of the test `name` with `env`, and waits until each has printed
+/// `READY` (joined its fleet), for at most `limit` each.
+pub(crate) fn ready_children(
+    name: &str,
+    env: &[(&str, &str)],
+    count: usize,
+    limit: Duration,
+) -> Vec<ChildProcess> {
+    let children: Vec<_> = (0..count)
+        .map(|_| ChildProcess::run_test(name, env))
+        .collect();
+    for child in &children {
+        child
+            .wait_for_line("READY", limit)
+            .expect("the child joins the fleet");
+    }
+    children
+}
+
+/// The count each child printed after `marker` (`RETRIES 12`), waiting at most `limit` for
+/// each; then waits for every child to exit, and fails if one failed.
+pub(crate) fn counts(children: Vec<ChildProcess>, marker: &str, limit: Duration) -> Vec<u32> {
+    let each = children
+        .iter()
+        .map(|child| {
+            let line = child
+                .wait_for_line(marker, limit)
+                .unwrap_or_else(|| panic!("the child prints {marker}"));
+            line[marker.len()..].trim().parse().expect("a count")
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait(), "the child process failed");
+    }
+    each
+}
+
+/// In a child: waits until the parent sets `key` (its signal to start), polling every 5 ms.
+pub(crate) async fn wait_for_go(conn: &mut rebound_redis::StoreConnection, key: &str) {
+    loop {
+        let go: Option<String> = redis::cmd("GET").arg(key).query_async(conn).await.unwrap();
+        if go.is_some() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Adaptive strategies whose limiters exchange rates every 100 ms.
+pub(crate) fn short_rate_period(builder: FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder {
+    builder
+        .lease_ttl(Duration::from_secs(1))
+        .rate_period(Duration::from_millis(100))
+}
+
+/// An adaptive strategy on a virtual clock that measured about 100 responses per second for
+/// five seconds, limiter still off.
+pub(crate) fn busy_strategy(
+    clock: &rebound_runtime::time::ManualClock,
+) -> std::sync::Arc<rebound_runtime::AdaptiveRetryStrategy<rebound_runtime::time::ManualClock>> {
+    use rebound_runtime::rate_limiter::RateControl as _;
+    let strategy = rebound_runtime::AdaptiveRetryStrategy::builder(
+        rebound_runtime::StandardRetryStrategy::new(),
+    )
+    .clock(clock.clone())
+    .build();
+    for _ in 0..500 {
+        clock.advance(Duration::from_millis(10));
+        let now = clock.elapsed().as_secs_f64();
+        strategy.rate_limiter().on_response(now, false);
+    }
+    assert!(strategy.reading().measured_rate > 50.0);
+    assert_eq!(strategy.reading().send_rate, None);
+    std::sync::Arc::new(strategy)
+}
