@@ -135,7 +135,13 @@ impl Ledger {
             }) {
             Ok(room) => {
                 let added = amount.min(room);
-                self.pending.fetch_add(added, Ordering::AcqRel);
+                // Saturating: a room set between a report's send and its reply adds to what
+                // the old room let wait.
+                let _ = self
+                    .pending
+                    .fetch_update(Ordering::AcqRel, Ordering::Acquire, |pending| {
+                        Some(pending.saturating_add(added))
+                    });
                 added
             }
             Err(_none) => 0,
