@@ -166,6 +166,7 @@ pub fn run_case(params: &FleetParams, processes: usize, quota: QuotaKind, seed: 
                 &leases,
                 &starts,
                 &[outage.outage_start, outage.recovery()],
+                mix(&[seed, 11, processes as u64]),
             );
             let record = driver::run_with(
                 &workload,
