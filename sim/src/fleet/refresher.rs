@@ -252,7 +252,9 @@ impl Background for Refreshers {
                 // The room first: what settling moves from the balance to the
                 // pending refunds repays tokens this report said were spent.
                 process.lease.set_room(process.reported.refund_room);
-                process.lease.settle(process.report.0, process.reported.held);
+                process
+                    .lease
+                    .settle(process.report.0, process.reported.held);
                 self.top_up(timers, now, index);
             }
             LEASE_AT_STORE => {
