@@ -109,11 +109,12 @@ pub enum Pacing {
         /// Seconds over which the clients' first requests spread.
         spread: f64,
     },
-    /// Each client runs `tasks` loops, from a seeded time in `[start, start
-    /// + spread)`; each loop starts a request on a tick of `period` seconds
-    /// and waits for it to end before the next tick (tokio's interval with
-    /// `MissedTickBehavior::Delay`: a tick missed while the request ran
-    /// comes as it ends, the next one a period later).
+    /// Each client runs `tasks` loops, from a seeded time in
+    /// `[start, start + spread)`; each loop starts a request on a tick of
+    /// `period` seconds and waits for it to end before the next tick
+    /// (tokio's interval with `MissedTickBehavior::Delay`: a tick missed
+    /// while the request ran comes as it ends, the next one a period
+    /// later).
     Loop {
         /// Loops per client.
         tasks: usize,

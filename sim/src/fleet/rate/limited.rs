@@ -91,6 +91,10 @@ pub struct LimitedParams {
     pub duration: f64,
     /// Seconds the fleet limiter's tasks run before the traffic starts.
     pub lead: f64,
+    /// Seconds before the traffic starts within which the processes join
+    /// the fleet (their first exchange), at seeded times; at most
+    /// [`lead`](Self::lead).
+    pub join_spread: f64,
     /// Seconds over which the processes' first requests spread.
     pub start_spread: f64,
     /// Network delay of each message.
@@ -112,6 +116,7 @@ impl Default for LimitedParams {
             warm: 3.0,
             duration: 20.0,
             lead: 1.0,
+            join_spread: 1.0,
             start_spread: 0.005,
             latency: Latency {
                 mean: 0.0005,
@@ -256,7 +261,7 @@ pub fn run_case(params: &LimitedParams, start: Start, seed: u64) -> LimitedRun {
             .map(|s| Arc::clone(s) as Arc<dyn RateControl>)
             .collect();
         let starts: Vec<f64> = (0..params.processes)
-            .map(|_| draws.unit() * params.sharer.refresh_period)
+            .map(|_| go - draws.unit() * params.join_spread.min(go))
             .collect();
         let mut sharers = Sharers::new(params.sharer, &controls, &starts);
         driver::run_with(
