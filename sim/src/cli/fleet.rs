@@ -77,7 +77,8 @@ pub struct FleetArgs {
     /// from `--seed` on).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub process_runs: u64,
-    /// Only the scenarios of the multi-process tests (tables on stdout).
+    /// Only the scenarios of the multi-process tests (tables on stdout;
+    /// they are not part of the CSV).
     #[arg(long)]
     pub process_only: bool,
     /// CSV on stdout instead of tables: fleet.csv, a blank line, fleet_rate.csv.
@@ -330,7 +331,6 @@ pub(super) fn run(args: &FleetArgs) -> Result<String, Box<dyn Error>> {
     let runs = runs(&params, args.seed);
     let rate_params = args.rate_params();
     let rate_runs = rate_runs(&rate_params, args.seed);
-    let (traffic_runs, limited_runs) = process_runs(&traffic, &limited, args.seed);
     if let Some(dir) = &args.out {
         for path in write(dir, &params, &runs, &rate_params, &rate_runs)? {
             eprintln!("wrote {}", path.display());
@@ -345,6 +345,7 @@ pub(super) fn run(args: &FleetArgs) -> Result<String, Box<dyn Error>> {
             report::fleet_rate::csv(&rate_rows)
         )
     } else {
+        let (traffic_runs, limited_runs) = process_runs(&traffic, &limited, args.seed);
         format!(
             "{}\n{}\n{}",
             section(&params, args.seed, &runs),
