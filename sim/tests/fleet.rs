@@ -1,5 +1,6 @@
-//! The fleet experiment: the lease model never lets the pool and the leases
-//! hold more than the capacity, whatever the interleaving; a fleet of 100
+//! The fleet experiment: the lease model never lets the pool, the leases and
+//! what they owe add up to more than the capacity, whatever the
+//! interleaving; a fleet of 100
 //! retries within the capacity plus its refunds where per-process quotas
 //! retry a hundred times as much; and the same seed gives the same rows.
 
@@ -22,9 +23,10 @@ fn below(random: &SeededRandom, n: u32) -> u32 {
 
 /// Random fleets (capacity, lease size, processes, round trip) under random
 /// sequences of acquisitions, refunds and store events: after every step
-/// the store holds at most the capacity (`available + held_total`), each
-/// balance stays within what its lease holds, and the tokens spent never
-/// exceed the capacity plus the refunds credited.
+/// the store holds at most the capacity (`available + held_total +
+/// owed_total`, the prelude's invariants), each balance stays within what
+/// its lease holds, and the tokens spent never exceed the capacity plus the
+/// refunds credited.
 #[test]
 fn pool_and_leases_never_exceed_the_capacity() {
     let (mut spent, mut refunds_taken) = (0, 0);
@@ -41,7 +43,7 @@ fn pool_and_leases_never_exceed_the_capacity() {
             .map(|_| Arc::new(Lease::new(settings.capacity, settings.low_water())))
             .collect();
         let starts: Vec<f64> = (0..processes).map(|_| random.unit() * 0.1).collect();
-        let mut refreshers = Refreshers::new(settings, &leases, &starts, &[]);
+        let mut refreshers = Refreshers::new(settings, &leases, &starts, &[], seed);
         let mut set = Timers::default();
         refreshers.start(&mut set);
         let mut timers: Vec<(f64, usize)> = set.drain().collect();
@@ -75,13 +77,16 @@ fn pool_and_leases_never_exceed_the_capacity() {
             let pool = refreshers.pool();
             let context = format!("seed {seed}, step {step}, {settings:?}");
             assert!(
-                pool.available() + pool.held_total() <= settings.capacity,
-                "{context}: {} + {}",
+                pool.available() + pool.held_total() + pool.owed_total() <= settings.capacity,
+                "{context}: {} + {} + {}",
                 pool.available(),
-                pool.held_total()
+                pool.held_total(),
+                pool.owed_total()
             );
             let held: u32 = (0..processes).map(|i| pool.held(i)).sum();
             assert_eq!(held, pool.held_total(), "{context}");
+            let owed: u32 = (0..processes).map(|i| pool.owed(i)).sum();
+            assert_eq!(owed, pool.owed_total(), "{context}");
             for lease in &leases {
                 let counts = lease.counts();
                 assert!(counts.balance <= counts.held, "{context}: {counts:?}");

@@ -16,13 +16,19 @@ fn below(random: &SeededRandom, n: u64) -> u64 {
     ((random.unit() * n as f64) as u64).min(n - 1)
 }
 
-/// The fleet's rate in `state`: the curve from its last cut, at most twice
-/// what it measures.
+/// The fleet's rate in `state`: the curve from its last cut, or its
+/// members' curves from an equal share of the cut rate when they are higher,
+/// at most twice what it measures.
 fn fleet_rate(state: &FleetRateState) -> f64 {
     let w_max = f64::from(state.w_max_milli) / 1000.0;
     let since = f64::from(state.since_cut_ms) / 1000.0;
     let sum = f64::from(state.sum_milli) / 1000.0;
-    CubicShape::BOTOCORE.rate_after(w_max, since).min(2.0 * sum)
+    let members = f64::from(state.members.max(1));
+    let on_their_own = members * CubicShape::BOTOCORE.rate_after(w_max / members, since);
+    CubicShape::BOTOCORE
+        .rate_after(w_max, since)
+        .max(on_their_own)
+        .min(2.0 * sum)
 }
 
 /// The ceilings of every member of `store` at `now_ms`, each computed from

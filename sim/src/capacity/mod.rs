@@ -50,7 +50,7 @@ pub use strategy::CapacityStrategy;
 
 use rayon::iter::{IntoParallelRefIterator as _, ParallelIterator as _};
 
-use crate::driver::{self, Answer, Latency, Record, Service, Workload, timeline::Bin};
+use crate::driver::{self, Answer, Latency, Pacing, Record, Service, Workload, timeline::Bin};
 use crate::rng::mix;
 use crate::server::ServerCapacity;
 use crate::vclock::VirtualClock;
@@ -146,6 +146,7 @@ impl CapacityParams {
             rates,
             arrivals_until: self.duration,
             end: self.duration,
+            pacing: Pacing::Poisson,
             budget: self.budget,
             latency: self.latency,
             bin: 1.0,
@@ -178,7 +179,7 @@ impl Tables {
 }
 
 impl Service for Tables {
-    fn answer(&mut self, now: f64, table: usize) -> Answer {
+    fn answer(&mut self, now: f64, table: usize, _attempt: u32) -> Answer {
         let admitted = self
             .buckets
             .get_mut(table)

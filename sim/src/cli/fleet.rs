@@ -7,7 +7,9 @@ use clap::Args;
 
 use super::progress::with_bar;
 use super::{DEFAULT_SEED, bounded};
+use crate::fleet::rate::limited::{self, LimitedParams, LimitedRun};
 use crate::fleet::rate::{self, RateParams, RateRun, RateVariant, SharerSettings};
+use crate::fleet::traffic::{self, TrafficParams, TrafficRun};
 use crate::fleet::{FleetParams, FleetRun, LeaseSettings, run_experiment};
 use crate::outage::OutageParams;
 use crate::{plot, report};
@@ -71,6 +73,14 @@ pub struct FleetArgs {
     /// (twice the runs).
     #[arg(long)]
     pub limiter_steady: bool,
+    /// The scenarios of the multi-process tests: runs of each case (seeds
+    /// from `--seed` on).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub process_runs: u64,
+    /// Only the scenarios of the multi-process tests (tables on stdout;
+    /// they are not part of the CSV).
+    #[arg(long)]
+    pub process_only: bool,
     /// CSV on stdout instead of tables: fleet.csv, a blank line, fleet_rate.csv.
     #[arg(long)]
     pub csv: bool,
@@ -125,6 +135,89 @@ impl FleetArgs {
             ..RateParams::default()
         }
     }
+}
+
+/// The scenarios of the multi-process tests, `runs` runs of each case.
+#[must_use]
+pub(super) fn process_params(runs: u64) -> (TrafficParams, LimitedParams) {
+    (
+        TrafficParams {
+            runs,
+            ..TrafficParams::default()
+        },
+        LimitedParams {
+            runs,
+            ..LimitedParams::default()
+        },
+    )
+}
+
+/// The runs of the multi-process tests' scenarios, behind progress bars.
+#[must_use]
+pub(super) fn process_runs(
+    traffic: &TrafficParams,
+    limited: &LimitedParams,
+    seed: u64,
+) -> (Vec<TrafficRun>, Vec<LimitedRun>) {
+    let traffic_runs = with_bar(
+        "fleet: outage after traffic",
+        traffic.run_count() as u64,
+        "runs",
+        |progress| traffic::run_experiment(traffic, seed, progress),
+    );
+    let limited_runs = with_bar(
+        "fleet: limited service",
+        limited.run_count() as u64,
+        "runs",
+        |progress| limited::run_experiment(limited, seed, progress),
+    );
+    (traffic_runs, limited_runs)
+}
+
+/// The Markdown section of the multi-process tests' scenarios: each beside
+/// the processes.
+#[must_use]
+pub(super) fn process_section(
+    traffic: &TrafficParams,
+    traffic_runs: &[TrafficRun],
+    limited: &LimitedParams,
+    limited_runs: &[LimitedRun],
+    seed: u64,
+) -> String {
+    format!(
+        "## Beside the processes: background failures before an outage ({} processes, {} requests/s \
+         in all, healthy {} s then down {} s; quota {}, leases of {}, refresh every {:.3} s, store round \
+         trip {} ms; {} runs each, seeds {seed}–{})\n\n{}\n\
+         ## Beside the processes: throttling from the first request ({} processes × {} loops each \
+         starting a request every {} s, against {} requests/s admitted in {} s windows; exchanges every \
+         {} s; {} s runs; {} runs each, seeds {seed}–{})\n\n{}",
+        traffic
+            .processes
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        traffic.rate,
+        traffic.healthy,
+        traffic.outage,
+        traffic.lease.capacity,
+        traffic.lease.lease_size,
+        traffic.lease.refresh_period,
+        traffic.lease.round_trip * 1000.0,
+        traffic.runs,
+        seed + traffic.runs - 1,
+        report::fleet_processes::traffic_table(traffic_runs),
+        limited.processes,
+        limited.tasks,
+        limited.period,
+        limited.admitted_rate(),
+        limited.window,
+        limited.sharer.refresh_period,
+        limited.duration,
+        limited.runs,
+        seed + limited.runs - 1,
+        report::fleet_processes::limited_table(limited, limited_runs),
+    )
 }
 
 /// The runs, behind a progress bar.
@@ -223,6 +316,17 @@ pub(super) fn write(
 ///
 /// If `--out` is given and a file cannot be written.
 pub(super) fn run(args: &FleetArgs) -> Result<String, Box<dyn Error>> {
+    let (traffic, limited) = process_params(args.process_runs);
+    if args.process_only {
+        let (traffic_runs, limited_runs) = process_runs(&traffic, &limited, args.seed);
+        return Ok(process_section(
+            &traffic,
+            &traffic_runs,
+            &limited,
+            &limited_runs,
+            args.seed,
+        ));
+    }
     let params = args.params();
     let runs = runs(&params, args.seed);
     let rate_params = args.rate_params();
@@ -241,10 +345,12 @@ pub(super) fn run(args: &FleetArgs) -> Result<String, Box<dyn Error>> {
             report::fleet_rate::csv(&rate_rows)
         )
     } else {
+        let (traffic_runs, limited_runs) = process_runs(&traffic, &limited, args.seed);
         format!(
-            "{}\n{}",
+            "{}\n{}\n{}",
             section(&params, args.seed, &runs),
-            rate_section(&rate_params, args.seed, &rate_runs)
+            rate_section(&rate_params, args.seed, &rate_runs),
+            process_section(&traffic, &traffic_runs, &limited, &limited_runs, args.seed)
         )
     })
 }

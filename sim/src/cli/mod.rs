@@ -22,6 +22,7 @@ use crate::capacity::CapacityParams;
 use crate::driver::Answer;
 use crate::fleet::FleetParams;
 use crate::fleet::rate::RateParams;
+use crate::fleet::traffic::TrafficParams;
 use crate::occ::{OccParams, Row};
 use crate::outage::OutageParams;
 use crate::{plot, report};
@@ -194,10 +195,13 @@ fn all(args: &AllArgs) -> Result<(), Box<dyn std::error::Error>> {
         &rate_params,
         &rate_runs,
     )?);
+    let (traffic, limited) = fleet::process_params(TrafficParams::default().runs);
+    let (traffic_runs, limited_runs) = fleet::process_runs(&traffic, &limited, args.seed);
     print_stdout(&format!(
-        "{}\n{}\n",
+        "{}\n{}\n{}\n",
         fleet::section(&fleet_params, args.seed, &fleet_runs),
-        fleet::rate_section(&rate_params, args.seed, &rate_runs)
+        fleet::rate_section(&rate_params, args.seed, &rate_runs),
+        fleet::process_section(&traffic, &traffic_runs, &limited, &limited_runs, args.seed)
     ))?;
 
     for path in &written {

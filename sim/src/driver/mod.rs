@@ -12,11 +12,14 @@
 //! executor's budget does, when a wait would not end before the budget runs
 //! out. Sleeping is rescheduling: nothing waits for real.
 //!
-//! Arrivals are open-loop (Poisson): callers keep asking at the offered rate
-//! whatever the service and the retries do, as users and upstream services
-//! do. A closed loop (each client waiting for its answer before asking
-//! again) slows down by itself when the service does and would hide the
-//! retry storms these experiments are about.
+//! Arrivals are open-loop (Poisson) by default: callers keep asking at the
+//! offered rate whatever the service and the retries do, as users and
+//! upstream services do. A closed loop (each client waiting for its answer
+//! before asking again) slows down by itself when the service does and
+//! would hide the retry storms these experiments are about. The other
+//! [`Pacing`]s mirror test programs that pace their requests on a timer:
+//! each client starting one every interval, or a few loops per client each
+//! waiting for its request before the next tick.
 
 mod background;
 mod service;
@@ -88,13 +91,54 @@ pub struct Latency {
     pub sd: f64,
 }
 
+/// How the logical requests arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Pacing {
+    /// Open-loop Poisson arrivals to each table at its rate, each to a
+    /// uniformly drawn client.
+    #[default]
+    Poisson,
+    /// Each client starts a request every `interval` seconds, whether its
+    /// earlier ones are over or not (a tokio interval spawning a task per
+    /// tick), from a seeded time in `[start, start + spread)`.
+    Every {
+        /// Seconds between two requests of one client.
+        interval: f64,
+        /// The earliest first request, seconds.
+        start: f64,
+        /// Seconds over which the clients' first requests spread.
+        spread: f64,
+    },
+    /// Each client runs `tasks` loops, from a seeded time in
+    /// `[start, start + spread)`; each loop starts a request on a tick of
+    /// `period` seconds and waits for it to end before the next tick
+    /// (tokio's interval with `MissedTickBehavior::Delay`: a tick missed
+    /// while the request ran comes as it ends, the next one a period
+    /// later).
+    Loop {
+        /// Loops per client.
+        tasks: usize,
+        /// Seconds between two ticks of one loop.
+        period: f64,
+        /// The earliest first request, seconds.
+        start: f64,
+        /// Seconds over which the clients' first requests spread.
+        spread: f64,
+    },
+}
+
 /// What the clients ask for, and for how long the run goes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Workload {
-    /// Clients; each arrival goes to one of them, uniformly at random.
+    /// Clients; with [`Pacing::Poisson`], each arrival goes to one of them,
+    /// uniformly at random.
     pub clients: usize,
-    /// Logical requests per second to each table, all clients together.
+    /// Logical requests per second to each table, all clients together;
+    /// with the other pacings, each request goes to a table drawn with
+    /// probability proportional to its rate.
     pub rates: Vec<f64>,
+    /// How the requests arrive.
+    pub pacing: Pacing,
     /// Arrivals stop at this time (seconds).
     pub arrivals_until: f64,
     /// The run stops at this time (seconds); requests still going are
@@ -136,6 +180,8 @@ pub struct TraceEvent {
 enum Event {
     /// A logical request to `table` arrives.
     Arrival { table: usize },
+    /// A paced client's loop ticks (loop 0 of an [`Pacing::Every`] client).
+    Tick { client: usize, task: usize },
     /// A request's wait is over: ask for a send permit, then send.
     Ready(usize),
     /// A request's attempt reaches the service.
@@ -152,6 +198,8 @@ enum Event {
 struct Request {
     client: usize,
     table: usize,
+    /// The [`Pacing::Loop`] loop waiting for it, and when it ticked.
+    task: Option<(usize, f64)>,
     arrived: f64,
     /// `None` once the request is over, or when the strategy gave no
     /// initial token (then one attempt is made, without retries).
@@ -269,8 +317,31 @@ impl<'a, S: Service> Run<'a, S> {
     fn start(&mut self) {
         self.background.start(&mut self.timers);
         self.schedule_timers();
-        for table in 0..self.workload.rates.len() {
-            self.next_arrival(0.0, table);
+        match self.workload.pacing {
+            Pacing::Poisson => {
+                for table in 0..self.workload.rates.len() {
+                    self.next_arrival(0.0, table);
+                }
+            }
+            Pacing::Every { start, spread, .. } => {
+                for client in 0..self.workload.clients {
+                    let at = start + self.arrivals.unit() * spread;
+                    self.queue.schedule(at, Event::Tick { client, task: 0 });
+                }
+            }
+            Pacing::Loop {
+                tasks,
+                start,
+                spread,
+                ..
+            } => {
+                for client in 0..self.workload.clients {
+                    let at = start + self.arrivals.unit() * spread;
+                    for task in 0..tasks {
+                        self.queue.schedule(at, Event::Tick { client, task });
+                    }
+                }
+            }
         }
         if self.workload.end > self.timeline.width() {
             self.queue.schedule(self.timeline.width(), Event::Sample);
@@ -287,7 +358,14 @@ impl<'a, S: Service> Run<'a, S> {
             }
             self.time.set(now);
             match event {
-                Event::Arrival { table } => self.arrive(now, table),
+                Event::Arrival { table } => {
+                    self.next_arrival(now, table);
+                    let clients = self.workload.clients.max(1);
+                    let client =
+                        ((self.arrivals.unit() * clients as f64) as usize).min(clients - 1);
+                    self.arrive(now, client, table, None);
+                }
+                Event::Tick { client, task } => self.tick(now, client, task),
                 Event::Ready(request) => self.ready(now, request),
                 Event::Reach(request) => self.reach(now, request),
                 Event::Reply { request, answer } => self.reply(now, request, answer),
@@ -365,14 +443,40 @@ impl<'a, S: Service> Run<'a, S> {
         }
     }
 
-    fn arrive(&mut self, now: f64, table: usize) {
-        self.next_arrival(now, table);
-        let clients = self.workload.clients.max(1);
-        let client = ((self.arrivals.unit() * clients as f64) as usize).min(clients - 1);
+    /// A paced client's tick: the next tick of an [`Pacing::Every`] client,
+    /// and a request to a table drawn by the rates.
+    fn tick(&mut self, now: f64, client: usize, task: usize) {
+        let looped = match self.workload.pacing {
+            Pacing::Every { interval, .. } => {
+                let next = now + interval;
+                if next < self.workload.arrivals_until {
+                    self.queue.schedule(next, Event::Tick { client, task });
+                }
+                None
+            }
+            Pacing::Loop { .. } => Some((task, now)),
+            Pacing::Poisson => return,
+        };
+        let rates = &self.workload.rates;
+        let total: f64 = rates.iter().sum();
+        let mut draw = self.arrivals.unit() * total;
+        let mut table = rates.len().saturating_sub(1);
+        for (index, rate) in rates.iter().enumerate() {
+            if draw < *rate {
+                table = index;
+                break;
+            }
+            draw -= rate;
+        }
+        self.arrive(now, client, table, looped);
+    }
+
+    fn arrive(&mut self, now: f64, client: usize, table: usize, task: Option<(usize, f64)>) {
         let index = self.requests.len();
         self.requests.push(Request {
             client,
             table,
+            task,
             arrived: now,
             token: None,
             sent: 0,
@@ -442,7 +546,8 @@ impl<'a, S: Service> Run<'a, S> {
     }
 
     fn reach(&mut self, now: f64, request: usize) {
-        let answer = self.service.answer(now, self.requests[request].table);
+        let r = &self.requests[request];
+        let answer = self.service.answer(now, r.table, r.sent);
         let at = now + self.latency();
         self.queue.schedule(at, Event::Reply { request, answer });
     }
@@ -478,6 +583,9 @@ impl<'a, S: Service> Run<'a, S> {
         self.note(request, Some(answer));
         match refreshed {
             Ok(next) => {
+                if let Some(bin) = self.timeline.at(table, now) {
+                    bin.granted += 1;
+                }
                 let delay = next.delay().as_secs_f64();
                 self.requests[request].token = Some(next);
                 self.wait(now, request, delay);
@@ -498,6 +606,13 @@ impl<'a, S: Service> Run<'a, S> {
         let r = &mut self.requests[request];
         r.done = true;
         let table = r.table;
+        if let (Some((task, ticked)), Pacing::Loop { period, .. }) = (r.task, self.workload.pacing)
+            && now < self.workload.arrivals_until
+        {
+            let client = r.client;
+            let at = (ticked + period).max(now);
+            self.queue.schedule(at, Event::Tick { client, task });
+        }
         if !succeeded && let Some(bin) = self.timeline.at(table, now) {
             bin.gave_up += 1;
             if timed_out {

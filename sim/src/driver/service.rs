@@ -5,9 +5,9 @@ use rebound_runtime::classify::HttpErrorResponse;
 
 /// A simulated service: answers each attempt reaching it.
 pub trait Service {
-    /// The answer to an attempt for `table` reaching the service at `now`
-    /// (seconds).
-    fn answer(&mut self, now: f64, table: usize) -> Answer;
+    /// The answer to attempt `attempt` (1 for a request's first) for
+    /// `table` reaching the service at `now` (seconds).
+    fn answer(&mut self, now: f64, table: usize, attempt: u32) -> Answer;
 }
 
 /// A service's answer to one attempt.

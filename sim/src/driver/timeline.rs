@@ -16,6 +16,10 @@ pub struct Bin {
     /// Of [`attempts`](Self::attempts), the retries (a logical request's
     /// second attempt and later).
     pub retries: u64,
+    /// Retries granted: failed attempts the strategy gave a retry token,
+    /// counted as the answer reached the client (when `Retry::on_retry`
+    /// hooks run), however long the retry then waits.
+    pub granted: u64,
     /// Attempts that succeeded, counted when the client got the answer: each
     /// is one logical request done (goodput).
     pub successes: u64,
@@ -42,6 +46,7 @@ impl AddAssign<&Bin> for Bin {
         self.arrivals += other.arrivals;
         self.attempts += other.attempts;
         self.retries += other.retries;
+        self.granted += other.granted;
         self.successes += other.successes;
         self.throttled += other.throttled;
         self.failed += other.failed;

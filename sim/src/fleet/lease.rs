@@ -3,8 +3,9 @@
 //!
 //! Mirrors `redis/src/ledger.rs` (`Ledger`: `held`, the lease's tokens in
 //! the store as last reported; `balance`, the part not spent yet, never
-//! above `held`; refunds beyond `held` pending for the next report, capped
-//! at the capacity) and the request path of `redis/src/quota.rs`
+//! above `held`; refunds beyond `held` pending for the next report as far
+//! as the last report's refund room allows, dropped beyond it) and the
+//! request path of `redis/src/quota.rs`
 //! (`impl QuotaStore for Shared`: an acquisition that takes the balance
 //! below the low-water mark wakes the refresher, like its `Notify`, which
 //! keeps one wake-up until the refresher takes it). The counts sit behind
@@ -26,6 +27,9 @@ pub struct LeaseCounts {
     pub balance: u32,
     /// Refunds waiting for the next report.
     pub pending: u32,
+    /// How many more refunds may wait for the next report: what is left of
+    /// the last report's refund room (0 before the first report).
+    pub room: u32,
     /// Tokens acquired (spent on retries), over the run.
     pub spent: u64,
     /// Refund tokens put back into the balance, over the run.
@@ -39,8 +43,6 @@ pub struct Lease {
     /// Set when an acquisition crosses below the low-water mark; taken by
     /// the refresher.
     wake: AtomicBool,
-    /// Whether the last report found the pool full (`Ledger`'s `pool_full`).
-    pool_full: AtomicBool,
     low_water: u32,
     capacity: u32,
 }
@@ -53,15 +55,16 @@ impl Lease {
         Self {
             counts: Mutex::new(LeaseCounts::default()),
             wake: AtomicBool::new(false),
-            pool_full: AtomicBool::new(true),
             low_water,
             capacity,
         }
     }
 
-    /// Whether the last report found the pool full (`Ledger::set_pool_full`).
-    pub fn set_pool_full(&self, full: bool) {
-        self.pool_full.store(full, Ordering::Release);
+    /// A report's refund room (`Ledger::set_room`): from now on, up to
+    /// `room` more refunds wait for the next report (what the room before
+    /// left unused is forgotten).
+    pub fn set_room(&self, room: u32) {
+        self.lock().room = room;
     }
 
     fn lock(&self) -> MutexGuard<'_, LeaseCounts> {
@@ -94,7 +97,7 @@ impl Lease {
         let excess = balance.saturating_sub(held);
         counts.held = held;
         counts.balance = balance.min(held);
-        add_pending(&mut counts, excess, self.capacity);
+        add_pending(&mut counts, excess);
     }
 
     /// A grant of `granted` tokens; the lease holds `held` now
@@ -106,15 +109,12 @@ impl Lease {
     }
 }
 
-/// Adds up to `amount` to the pending refunds, never above `cap`
+/// Adds up to `amount` to the pending refunds, as far as the room allows
 /// (`Ledger::add_pending`); returns what was added.
-fn add_pending(counts: &mut LeaseCounts, amount: u32, cap: u32) -> u32 {
-    if counts.pending >= cap {
-        return 0;
-    }
-    let after = counts.pending.saturating_add(amount).min(cap);
-    let added = after - counts.pending;
-    counts.pending = after;
+fn add_pending(counts: &mut LeaseCounts, amount: u32) -> u32 {
+    let added = amount.min(counts.room);
+    counts.room -= added;
+    counts.pending += added;
     added
 }
 
@@ -134,16 +134,14 @@ impl QuotaStore for Lease {
     }
 
     /// `Ledger::release`: back into the balance up to `held`, the rest
-    /// pending for the next report (up to the capacity).
+    /// pending for the next report as far as the room allows, and dropped
+    /// beyond it.
     fn release(&self, amount: u32) -> u32 {
         let mut counts = self.lock();
         let restored = amount.min(counts.held.saturating_sub(counts.balance));
         counts.balance += restored;
         counts.restored += u64::from(restored);
-        if self.pool_full.load(Ordering::Acquire) {
-            return restored;
-        }
-        restored + add_pending(&mut counts, amount - restored, self.capacity)
+        restored + add_pending(&mut counts, amount - restored)
     }
 
     fn available(&self) -> u32 {
@@ -163,7 +161,7 @@ mod tests {
     #[test]
     fn behaves_as_the_ledger() {
         let lease = Lease::new(100, 13);
-        lease.set_pool_full(false);
+        lease.set_room(100);
         assert_eq!(lease.try_acquire(5), Err(0), "no lease yet");
         assert_eq!(lease.try_acquire(0), Ok(()));
         lease.grant(25, 25);
@@ -191,12 +189,24 @@ mod tests {
     }
 
     #[test]
-    fn pending_refunds_stop_at_the_capacity() {
-        let lease = Lease::new(10, 1);
-        lease.set_pool_full(false);
+    fn pending_refunds_stop_at_the_room() {
+        let lease = Lease::new(100, 1);
+        assert_eq!(lease.release(3), 0, "no room before the first report");
+        lease.set_room(10);
         assert_eq!(lease.release(7), 7);
         assert_eq!(lease.release(7), 3);
         assert_eq!(lease.release(u32::MAX), 0);
         assert_eq!(lease.counts().pending, 10);
+        // A new report's room replaces what is left of the old one.
+        lease.take_pending();
+        lease.set_room(4);
+        assert_eq!(lease.release(7), 4);
+        // Settling moves what the balance had beyond `held` to the pending
+        // refunds, within the room too: a report kept 4 of a balance of 10.
+        lease.grant(10, 10);
+        lease.set_room(3);
+        lease.settle(4, 4);
+        let counts = lease.counts();
+        assert_eq!((counts.balance, counts.pending, counts.room), (4, 7, 0));
     }
 }

@@ -35,7 +35,9 @@
 //!   slack** (`retries − capacity / 5`); and the processes holding tokens
 //!   when the outage starts.
 //!
-//! The fleet rate limiter has its own experiment, in [`rate`].
+//! The fleet rate limiter has its own experiment, in [`rate`]. Two more
+//! scenarios, [`traffic`] and [`rate::limited`], are the models of the
+//! multi-process tests of `rebound-redis`, for comparing the two.
 
 pub mod lease;
 pub mod pool;
@@ -43,6 +45,7 @@ pub mod quota;
 pub mod rate;
 pub mod refresher;
 pub mod settings;
+pub mod traffic;
 
 use std::sync::Arc;
 
@@ -166,6 +169,7 @@ pub fn run_case(params: &FleetParams, processes: usize, quota: QuotaKind, seed: 
                 &leases,
                 &starts,
                 &[outage.outage_start, outage.recovery()],
+                mix(&[seed, 11, processes as u64]),
             );
             let record = driver::run_with(
                 &workload,

@@ -8,7 +8,8 @@
 //! it, as tokio's `Notify` keeps the permit). A refresh is
 //!
 //! 1. `report(keep = balance, refunds = pending)`, when the process has a
-//!    lease; the reply settles `held` (`Ledger::settle`);
+//!    lease; the reply sets the refund room (`Ledger::set_room`), then
+//!    settles `held` (`Ledger::settle`);
 //! 2. `lease(want = lease_size - held)`, when that is more than 0 or the
 //!    process has no lease yet; the reply adds the grant (`Ledger::grant`).
 //!
@@ -16,11 +17,13 @@
 //! reply comes back half a round trip later; the request path goes on
 //! meanwhile. Processes start at seeded times within the first refresh
 //! period, as independent processes do, and take their first lease then.
+//! The replies' `next_lapse_ms` is left out: it calls a refresher early only
+//! to reclaim a lapsed lease, and none lapses here.
 
 use std::sync::Arc;
 
 use super::lease::Lease;
-use super::pool::Pool;
+use super::pool::{Pool, ReportAck};
 use super::settings::LeaseSettings;
 use crate::driver::{Background, Timers};
 
@@ -33,11 +36,9 @@ struct Process {
     busy: bool,
     /// When the periodic refresh is due, while idle.
     due: f64,
-    /// The report under way: `(keep, refunds)`; then the reply's `held`, and
-    /// whether the pool was full after it.
+    /// The report under way: `(keep, refunds)`; then the reply.
     report: (u32, u32),
-    held: u32,
-    pool_full: bool,
+    reported: ReportAck,
     /// The lease call under way: `want`; then the reply's grant.
     want: u32,
     granted: (u32, u32),
@@ -60,6 +61,8 @@ pub struct FleetStats {
     pub restored: u64,
     /// Refund tokens the reports added to the pool, so far.
     pub refunds_taken: u64,
+    /// Tokens the leases' last reports said they spent, not repaid yet.
+    pub owed_total: u32,
     /// Tokens in the pool, not leased.
     pub available: u32,
     /// Tokens the leases hold in the store.
@@ -86,14 +89,15 @@ pub struct Refreshers {
 impl Refreshers {
     /// The refreshers of `leases` (process `i` owns `leases[i]`), process
     /// `i` starting at `starts[i]` seconds (0 when missing), with a full
-    /// pool. The [`stats`](Self::stats) are taken at each of `snapshot_at`
-    /// ([`snapshot`](Self::snapshot)).
+    /// pool whose coin is seeded with `seed`. The [`stats`](Self::stats) are
+    /// taken at each of `snapshot_at` ([`snapshot`](Self::snapshot)).
     #[must_use]
     pub fn new(
         settings: LeaseSettings,
         leases: &[Arc<Lease>],
         starts: &[f64],
         snapshot_at: &[f64],
+        seed: u64,
     ) -> Self {
         let processes = leases
             .iter()
@@ -104,15 +108,17 @@ impl Refreshers {
                 busy: false,
                 due: starts.get(i).copied().unwrap_or(0.0),
                 report: (0, 0),
-                held: 0,
-                pool_full: false,
+                reported: ReportAck {
+                    held: 0,
+                    refund_room: 0,
+                },
                 want: 0,
                 granted: (0, 0),
             })
             .collect();
         Self {
             settings,
-            pool: Pool::new(settings.capacity, leases.len()),
+            pool: Pool::new(settings.capacity, leases.len(), seed),
             processes,
             calls: 0,
             snapshots: snapshot_at.iter().map(|&at| (at, None)).collect(),
@@ -132,6 +138,7 @@ impl Refreshers {
             refunds_taken: self.pool.refunds_taken(),
             available: self.pool.available(),
             held_total: self.pool.held_total(),
+            owed_total: self.pool.owed_total(),
             calls: self.calls,
             ..FleetStats::default()
         };
@@ -237,15 +244,17 @@ impl Background for Refreshers {
             }
             REPORT_AT_STORE => {
                 let (keep, refunds) = self.processes[index].report;
-                self.processes[index].held = self.pool.report(index, keep, refunds);
-                self.processes[index].pool_full =
-                    self.pool.available() + self.pool.held_total() >= self.pool.capacity();
+                self.processes[index].reported = self.pool.report(index, keep, refunds);
                 self.half_trip(timers, now, index, REPORT_REPLY);
             }
             REPORT_REPLY => {
                 let process = &self.processes[index];
-                process.lease.settle(process.report.0, process.held);
-                process.lease.set_pool_full(process.pool_full);
+                // The room first: what settling moves from the balance to the
+                // pending refunds repays tokens this report said were spent.
+                process.lease.set_room(process.reported.refund_room);
+                process
+                    .lease
+                    .settle(process.report.0, process.reported.held);
                 self.top_up(timers, now, index);
             }
             LEASE_AT_STORE => {
@@ -262,7 +271,10 @@ impl Background for Refreshers {
             }
             _ => {}
         }
-        debug_assert!(self.pool.available() + self.pool.held_total() <= self.pool.capacity());
+        debug_assert!(
+            self.pool.available() + self.pool.held_total() + self.pool.owed_total()
+                <= self.pool.capacity()
+        );
     }
 
     fn after_event(&mut self, now: f64, timers: &mut Timers) {
@@ -304,7 +316,7 @@ mod tests {
     fn a_balance_below_low_water_is_topped_up_at_once() {
         let settings = LeaseSettings::default();
         let lease = Arc::new(Lease::new(settings.capacity, settings.low_water()));
-        let mut refreshers = Refreshers::new(settings, &[Arc::clone(&lease)], &[0.5], &[]);
+        let mut refreshers = Refreshers::new(settings, &[Arc::clone(&lease)], &[0.5], &[], 1);
         let mut set = Timers::default();
         refreshers.start(&mut set);
         let mut timers: Vec<_> = set.drain().collect();

@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 pub use strategy::{NAIVE_ATTEMPTS, NAIVE_DELAY, OutageStrategy};
 
-use crate::driver::{self, Answer, Fleet, Latency, Record, Service, TraceEvent, Workload};
+use crate::driver::{self, Answer, Fleet, Latency, Pacing, Record, Service, TraceEvent, Workload};
 use crate::rng::mix;
 use crate::server::ServerCapacity;
 use crate::vclock::VirtualClock;
@@ -121,6 +121,7 @@ impl OutageParams {
             rates: vec![self.rate],
             arrivals_until: self.end(),
             end: self.end(),
+            pacing: Pacing::Poisson,
             budget: None,
             latency: self.latency,
             bin: 1.0,
@@ -148,7 +149,7 @@ pub struct OutageService {
 }
 
 impl Service for OutageService {
-    fn answer(&mut self, now: f64, _table: usize) -> Answer {
+    fn answer(&mut self, now: f64, _table: usize, _attempt: u32) -> Answer {
         if now >= self.down.0 && now < self.down.1 {
             self.answer
         } else if self.capacity.admit(now) {

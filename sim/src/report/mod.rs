@@ -3,6 +3,7 @@
 
 pub mod capacity;
 pub mod fleet;
+pub mod fleet_processes;
 pub mod fleet_rate;
 mod occ;
 pub mod outage;

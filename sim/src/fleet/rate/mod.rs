@@ -33,6 +33,7 @@
 //! * fleet limiter only: the time of the store's **first cut** and the
 //!   number of cuts.
 
+pub mod limited;
 pub mod sharer;
 pub mod store;
 

@@ -1,0 +1,352 @@
+//! Throttling from the first request: ten adaptive processes, joined to one
+//! fleet rate limiter or each on its own, offer twice what one service
+//! admits. The model of `redis/tests/limiter_processes.rs`, which runs it
+//! with OS processes on a real `redis-server`, so that the two can be
+//! compared.
+//!
+//! # The model
+//!
+//! * 10 processes, each a real `AdaptiveRetryStrategy` with its defaults
+//!   (botocore's algorithm, blocking, on the standard strategy: full jitter
+//!   from 1 s, 3 attempts) on the run's virtual clock; with the fleet
+//!   limiter, each also runs its [`Sharers`] task (the real
+//!   `member_ceiling`, `FleetQuotaConfig`'s defaults: an exchange every 1 s).
+//!   The tasks start at seeded times within the first period and exchange
+//!   for [`lead`](LimitedParams::lead) seconds before the traffic starts, as
+//!   the test's processes join the fleet before its go signal.
+//! * Each process runs 4 loops, each starting a request on a 100 ms tick and
+//!   waiting for it to end before the next ([`Pacing::Loop`]): 40 requests/s
+//!   a process while requests are quick, 400/s in all. The processes start
+//!   at seeded times within the 5 ms the children poll the go signal at.
+//! * The service: a counter of fixed 100 ms windows (of the store's clock:
+//!   a seeded phase against the go signal) admitting 20 requests per window
+//!   (200/s) and throttling the rest (429 `ThrottlingException`), from the
+//!   first request (cold) or from 3 s on (warm); `|Normal(0.5 ms, 0.1 ms)|`
+//!   per message (a script call to a local Redis).
+//!
+//! # Metrics
+//!
+//! Per second of the 20 s run, the requests admitted and throttled; from
+//! them, as the test computes them: the second in which the fleet first
+//! admitted 80% of the rate after its first throttle, the admitted rate
+//! averaged over the last 10 s, and the share of the attempts throttled over
+//! the whole run.
+
+use std::sync::Arc;
+
+use rayon::iter::{IntoParallelIterator as _, ParallelIterator as _};
+use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
+use rebound_runtime::rate_limiter::RateControl;
+use rebound_runtime::time::ManualClock;
+use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy};
+
+use super::sharer::{SharerSettings, Sharers};
+use super::{Adaptive, strategy};
+use crate::driver::{self, Answer, Fleet, Latency, Pacing, Service, Workload};
+use crate::rng::mix;
+use crate::vclock::VirtualClock;
+
+/// How the service and the processes start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Start {
+    /// Throttling from the first request, with the fleet limiter.
+    Cold,
+    /// Admitting everything for the first 3 s, with the fleet limiter.
+    Warm,
+    /// Throttling from the first request; each process on its own limiter.
+    Alone,
+}
+
+impl Start {
+    /// The three, in table order.
+    pub const ALL: [Self; 3] = [Self::Cold, Self::Warm, Self::Alone];
+
+    /// The name in tables (the test's).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cold => "cold",
+            Self::Warm => "warm",
+            Self::Alone => "alone",
+        }
+    }
+}
+
+/// The scenario's parameters; [`Default`] is the test's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimitedParams {
+    /// Processes.
+    pub processes: usize,
+    /// Loops per process.
+    pub tasks: usize,
+    /// Seconds between two ticks of a loop.
+    pub period: f64,
+    /// Requests the service admits per window.
+    pub admitted: u32,
+    /// Seconds of one window of the service.
+    pub window: f64,
+    /// Seconds the warm service admits everything.
+    pub warm: f64,
+    /// Seconds of the run, from the go signal.
+    pub duration: f64,
+    /// Seconds the fleet limiter's tasks run before the traffic starts.
+    pub lead: f64,
+    /// Seconds before the traffic starts within which the processes join
+    /// the fleet (their first exchange), at seeded times; at most
+    /// [`lead`](Self::lead).
+    pub join_spread: f64,
+    /// Seconds over which the processes' first requests spread.
+    pub start_spread: f64,
+    /// Network delay of each message.
+    pub latency: Latency,
+    /// The fleet limiter's settings.
+    pub sharer: SharerSettings,
+    /// Runs of each start, seeds `seed..seed + runs`.
+    pub runs: u64,
+}
+
+impl Default for LimitedParams {
+    fn default() -> Self {
+        Self {
+            processes: 10,
+            tasks: 4,
+            period: 0.1,
+            admitted: 20,
+            window: 0.1,
+            warm: 3.0,
+            duration: 20.0,
+            lead: 1.0,
+            join_spread: 1.0,
+            start_spread: 0.005,
+            latency: Latency {
+                mean: 0.0005,
+                sd: 0.0001,
+            },
+            sharer: SharerSettings::default(),
+            runs: 10,
+        }
+    }
+}
+
+impl LimitedParams {
+    /// Requests per second the service admits.
+    #[must_use]
+    pub fn admitted_rate(&self) -> f64 {
+        f64::from(self.admitted) / self.window
+    }
+
+    /// How many runs [`run_experiment`] makes.
+    #[must_use]
+    pub fn run_count(&self) -> usize {
+        Start::ALL.len() * self.runs as usize
+    }
+}
+
+/// The service: `limit` requests per fixed window of `width` seconds from
+/// `from` on, everything before.
+#[derive(Debug, Clone, Copy)]
+struct FixedWindow {
+    limit: u32,
+    width: f64,
+    /// The windows' phase: window `i` is `[i * width - phase, ...)`.
+    phase: f64,
+    from: f64,
+    /// The current window and its count.
+    current: (i64, u32),
+}
+
+impl Service for FixedWindow {
+    fn answer(&mut self, now: f64, _table: usize, _attempt: u32) -> Answer {
+        let window = ((now + self.phase) / self.width).floor() as i64;
+        if window != self.current.0 {
+            self.current = (window, 0);
+        }
+        self.current.1 += 1;
+        if now >= self.from && self.current.1 > self.limit {
+            Answer::Throttled
+        } else {
+            Answer::Success
+        }
+    }
+}
+
+/// One run's figures, per second of the run as the test counts them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimitedRun {
+    /// The start.
+    pub start: Start,
+    /// The run's seed.
+    pub seed: u64,
+    /// Requests admitted, per second.
+    pub admitted: Vec<u64>,
+    /// Requests throttled, per second.
+    pub throttled: Vec<u64>,
+}
+
+impl LimitedRun {
+    /// The second in which the fleet first admitted `share` of `rate`, after
+    /// the second of its first throttle.
+    #[must_use]
+    pub fn reached(&self, share: f64, rate: f64) -> Option<usize> {
+        let target = (rate * share).floor() as u64;
+        let first = self.throttled.iter().position(|&n| n > 0).unwrap_or(0);
+        (first + 1..self.admitted.len()).find(|&s| self.admitted[s] >= target)
+    }
+
+    /// Requests admitted per second over the last `seconds` seconds.
+    #[must_use]
+    pub fn last(&self, seconds: usize) -> f64 {
+        let from = self.admitted.len().saturating_sub(seconds);
+        let sum: u64 = self.admitted[from..].iter().sum();
+        sum as f64 / seconds.max(1) as f64
+    }
+
+    /// The share of the requests sent that were throttled.
+    #[must_use]
+    pub fn throttled_share(&self) -> f64 {
+        let throttled: u64 = self.throttled.iter().sum();
+        let sent = throttled + self.admitted.iter().sum::<u64>();
+        throttled as f64 / sent.max(1) as f64
+    }
+}
+
+/// One run of `start`, every draw determined by `seed`.
+#[must_use]
+pub fn run_case(params: &LimitedParams, start: Start, seed: u64) -> LimitedRun {
+    let go = params.lead;
+    let workload = Workload {
+        clients: params.processes,
+        rates: vec![1.0],
+        pacing: Pacing::Loop {
+            tasks: params.tasks,
+            period: params.period,
+            start: go,
+            spread: params.start_spread,
+        },
+        arrivals_until: go + params.duration,
+        end: go + params.duration,
+        budget: None,
+        latency: params.latency,
+        bin: 1.0,
+    };
+    let mut time = VirtualClock::new();
+    let clock = time.clock();
+    let strategies: Vec<Arc<AdaptiveRetryStrategy<ManualClock>>> = (0..params.processes)
+        .map(|process| {
+            let jitter = mix(&[seed, 16, process as u64]);
+            Arc::new(strategy(Adaptive::Botocore, &clock, jitter))
+        })
+        .collect();
+    let fleet = Fleet::new(params.processes, 1, |process, _| {
+        Arc::clone(&strategies[process]) as Arc<dyn RetryStrategy>
+    });
+    let draws = SeededRandom::new(mix(&[seed, 17]));
+    let mut service = FixedWindow {
+        limit: params.admitted,
+        width: params.window,
+        phase: draws.unit() * params.window,
+        from: if start == Start::Warm {
+            go + params.warm
+        } else {
+            0.0
+        },
+        current: (i64::MIN, 0),
+    };
+    let arrivals = mix(&[seed, 18]);
+    let record = if start == Start::Alone {
+        driver::run(&workload, &fleet, &mut service, &mut time, arrivals)
+    } else {
+        let controls: Vec<Arc<dyn RateControl>> = strategies
+            .iter()
+            .map(|s| Arc::clone(s) as Arc<dyn RateControl>)
+            .collect();
+        let starts: Vec<f64> = (0..params.processes)
+            .map(|_| go - draws.unit() * params.join_spread.min(go))
+            .collect();
+        let mut sharers = Sharers::new(params.sharer, &controls, &starts);
+        driver::run_with(
+            &workload,
+            &fleet,
+            &mut service,
+            &mut time,
+            arrivals,
+            &mut sharers,
+        )
+    };
+    let bins = record.timeline.bins(0);
+    let seconds = params.duration as usize;
+    let skip = go as usize;
+    let per_second = |f: fn(&driver::timeline::Bin) -> u64| -> Vec<u64> {
+        bins.iter().skip(skip).take(seconds).map(f).collect()
+    };
+    LimitedRun {
+        start,
+        seed,
+        admitted: per_second(|b| b.successes),
+        throttled: per_second(|b| b.throttled),
+    }
+}
+
+/// Every start of `params` ([`Start::ALL`] order, then seeds from `seed`
+/// on), on every core (rayon; each run is seeded from its own key), calling
+/// `progress` after each run.
+#[must_use]
+pub fn run_experiment(
+    params: &LimitedParams,
+    seed: u64,
+    progress: impl Fn() + Sync,
+) -> Vec<LimitedRun> {
+    let jobs: Vec<(Start, u64)> = Start::ALL
+        .iter()
+        .flat_map(|&start| (0..params.runs).map(move |i| (start, seed + i)))
+        .collect();
+    jobs.into_par_iter()
+        .map(|(start, seed)| {
+            let run = run_case(params, start, seed);
+            progress();
+            run
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_service_admits_a_window_s_worth() {
+        let mut service = FixedWindow {
+            limit: 2,
+            width: 0.1,
+            phase: 0.0,
+            from: 0.0,
+            current: (i64::MIN, 0),
+        };
+        let answers: Vec<_> = [0.01, 0.02, 0.03, 0.11, 0.12]
+            .iter()
+            .map(|&t| service.answer(t, 0, 1))
+            .collect();
+        assert_eq!(
+            answers,
+            [
+                Answer::Success,
+                Answer::Success,
+                Answer::Throttled,
+                Answer::Success,
+                Answer::Success
+            ]
+        );
+    }
+
+    #[test]
+    fn a_short_cold_run_throttles_and_admits() {
+        let params = LimitedParams {
+            duration: 3.0,
+            ..LimitedParams::default()
+        };
+        let run = run_case(&params, Start::Cold, 1);
+        assert_eq!(run.admitted.len(), 3);
+        assert!(run.admitted.iter().all(|&n| n <= 200), "{run:?}");
+        assert!(run.throttled_share() > 0.0, "{run:?}");
+    }
+}
