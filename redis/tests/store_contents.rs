@@ -369,7 +369,17 @@ async fn an_inspection_reads_without_changing_anything() {
     assert_eq!(exists, 0, "no pool was created");
 
     let a = fleet_client(&server, 100, 1).await;
-    let b = fleet_client(&server, 100, 2).await;
+    // b's lease is shorter: it lapses first, whatever the milliseconds of the calls.
+    let short = FleetQuotaConfig::builder("hostile")
+        .capacity(100)
+        .lease_ttl(Duration::from_secs(5))
+        .call_timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let b = rebound_redis::connect(&server.url(), short)
+        .await
+        .unwrap()
+        .with_lease_id(LeaseId::from_u64(2));
     a.lease(25).await.unwrap();
     b.lease(10).await.unwrap();
     a.report(20, 0).await.unwrap();
@@ -389,7 +399,6 @@ async fn an_inspection_reads_without_changing_anything() {
     );
     assert_eq!(view.lease_count, 2);
     let ids: Vec<_> = view.leases.iter().map(|l| l.id.clone()).collect();
-    // b's lease lapses first: a's was extended by its report.
     assert_eq!(
         ids,
         [
