@@ -14,7 +14,9 @@
 //! | retry-after hint | `Retry-After` | delta-seconds or an HTTP-date, against the classifier's wall clock |
 //!
 //! A code the caller parsed from the body wins over the headers':
-//! [`classify_with_code`](ResponseClassifier::classify_with_code). The
+//! [`classify_with_code`](ResponseClassifier::classify_with_code).
+//! [`body_error_code`] parses it: a JSON body's `__type` or `code`, an XML
+//! body's `<Error><Code>`, from at most [`BODY_PREFIX`] bytes. The
 //! strategy then applies the AWS rules to what the classifier found:
 //! throttling and transient codes, transient statuses (500, 502, 503, 504),
 //! and the hint under its [`RetryAfterPolicy`](crate::backoff::RetryAfterPolicy).
@@ -25,7 +27,9 @@
 //! ambiguous; a huge delta saturates and is then capped or refused by the
 //! strategy's retry-after policy. Nothing here panics.
 
+mod body_code;
 mod classifier;
 pub(crate) mod headers;
 
+pub use body_code::{BODY_PREFIX, body_error_code};
 pub use classifier::ResponseClassifier;
