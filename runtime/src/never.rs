@@ -53,6 +53,12 @@ impl RetryStrategy for NeverRetryStrategy {
         let _ = token;
     }
 
+    /// One attempt: the first.
+    #[inline]
+    fn attempt_limit(&self) -> Option<u32> {
+        Some(1)
+    }
+
     /// Never asked by an executor (there is no retry); reads the failure's
     /// own flags, as the default does.
     #[inline]

@@ -218,6 +218,29 @@ pub trait RetryStrategy: Debug + Send + Sync {
         RetryKind::from_flags(failure.is_throttle(), failure.is_timeout())
     }
 
+    /// The most attempts this strategy makes for one request, the first
+    /// included: what an attempt header such as `amz-sdk-request: attempt=2;
+    /// max=3` reports as its maximum. `None` (the default) for a strategy
+    /// without a fixed limit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::{NeverRetryStrategy, RetryStrategy, StandardRetryStrategy};
+    ///
+    /// fn header<S: RetryStrategy>(strategy: &S, attempt: u32) -> String {
+    ///     match strategy.attempt_limit() {
+    ///         Some(max) => format!("attempt={attempt}; max={max}"),
+    ///         None => format!("attempt={attempt}"),
+    ///     }
+    /// }
+    /// assert_eq!(header(&StandardRetryStrategy::new(), 2), "attempt=2; max=3");
+    /// assert_eq!(header(&NeverRetryStrategy, 1), "attempt=1; max=1");
+    /// ```
+    fn attempt_limit(&self) -> Option<u32> {
+        None
+    }
+
     /// The tokens left in the strategy's retry quota, now; `None` (the
     /// default) for strategies without one. Read right after a retry, it is
     /// what is left once that retry was paid for
@@ -405,6 +428,10 @@ macro_rules! forward_retry_strategy {
             #[inline]
             fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {
                 S::retry_kind(self, failure)
+            }
+            #[inline]
+            fn attempt_limit(&self) -> Option<u32> {
+                S::attempt_limit(self)
             }
             #[inline]
             fn quota_left(&self) -> Option<u32> {

@@ -591,6 +591,11 @@ impl<C: Clock + fmt::Debug + Send + Sync> RetryStrategy for AdaptiveRetryStrateg
         self.standard.retry_kind(failure)
     }
 
+    /// [`max_attempts`](Self::max_attempts).
+    fn attempt_limit(&self) -> Option<u32> {
+        Some(self.max_attempts())
+    }
+
     /// The standard strategy's quota.
     fn quota_left(&self) -> Option<u32> {
         self.standard.quota_left()

@@ -114,6 +114,10 @@ impl RetryStrategy for ConfiguredRetryStrategy {
         }
     }
 
+    fn attempt_limit(&self) -> Option<u32> {
+        Some(self.max_attempts())
+    }
+
     fn quota_left(&self) -> Option<u32> {
         match self {
             Self::Legacy(strategy) => strategy.quota_left(),

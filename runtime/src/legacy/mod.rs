@@ -568,6 +568,11 @@ impl RetryStrategy for LegacyRetryStrategy {
     /// Nothing to give back: legacy modes have no quota.
     fn record_success(&self, _token: RetryToken) {}
 
+    /// [`max_attempts`](Self::max_attempts).
+    fn attempt_limit(&self) -> Option<u32> {
+        Some(self.max_attempts())
+    }
+
     /// The preset's own verdict: its
     /// throttling codes and statuses count as throttles.
     fn retry_kind(&self, failure: &dyn FailureInfo) -> RetryKind {

@@ -351,6 +351,11 @@ impl RetryStrategy for StandardRetryStrategy {
         self.settings.classifier.verdict(failure).kind()
     }
 
+    /// [`max_attempts`](Self::max_attempts).
+    fn attempt_limit(&self) -> Option<u32> {
+        Some(self.max_attempts())
+    }
+
     /// What the [quota](Self::quota) has left.
     fn quota_left(&self) -> Option<u32> {
         Some(self.quota.available())
