@@ -50,5 +50,6 @@ fn the_limit_is_the_one_enforced() {
     }
     let shared = Arc::new(StandardRetryStrategy::builder().max_attempts(5).build());
     assert_eq!(shared.attempt_limit(), Some(5));
-    assert_eq!((&*shared).attempt_limit(), Some(5));
+    let borrowed: &StandardRetryStrategy = &shared;
+    assert_eq!(RetryStrategy::attempt_limit(&borrowed), Some(5));
 }
