@@ -273,31 +273,34 @@ pub async fn connect(url: &str, config: FleetQuotaConfig) -> Result<FleetQuotaCl
     // as such (the manager would retry it with backoff until the deadline); then the manager.
     let waited = config.connect_timeout();
     let deadline = tokio::time::Instant::now() + waited;
-    let unreachable = |source| FleetError::Unreachable { waited, source };
     let probe_config = AsyncConnectionConfig::new().set_connection_timeout(Some(waited));
-    match tokio::time::timeout_at(
-        deadline,
-        client.get_multiplexed_async_connection_with_config(&probe_config),
-    )
-    .await
-    {
-        Ok(Ok(probe)) => drop(probe),
-        Ok(Err(err)) => return Err(unreachable(Some(err))),
-        Err(_elapsed) => return Err(unreachable(None)),
-    }
-    let conn = match tokio::time::timeout_at(
-        deadline,
-        ConnectionManager::new_with_config(client, manager_config),
-    )
-    .await
-    {
-        Ok(Ok(conn)) => conn,
-        Ok(Err(err)) => return Err(unreachable(Some(err))),
-        Err(_elapsed) => return Err(unreachable(None)),
-    };
+    let probe = client.get_multiplexed_async_connection_with_config(&probe_config);
+    drop(reach(waited, deadline, probe).await?);
+    let manager = ConnectionManager::new_with_config(client, manager_config);
+    let conn = reach(waited, deadline, manager).await?;
     let client = FleetQuotaClient::new(conn, config);
     client.init().await?;
     Ok(client)
+}
+
+/// The connection `connecting` makes by `deadline`, or [`FleetError::Unreachable`] after
+/// `waited` (the connect timeout).
+async fn reach<T>(
+    waited: std::time::Duration,
+    deadline: tokio::time::Instant,
+    connecting: impl Future<Output = RedisResult<T>>,
+) -> Result<T, FleetError> {
+    match tokio::time::timeout_at(deadline, connecting).await {
+        Ok(Ok(conn)) => Ok(conn),
+        Ok(Err(err)) => Err(FleetError::Unreachable {
+            waited,
+            source: Some(err),
+        }),
+        Err(_elapsed) => Err(FleetError::Unreachable {
+            waited,
+            source: None,
+        }),
+    }
 }
 
 /// A [`FleetQuotaClient`] on the Redis or Valkey cluster that `seeds` belong to: the URLs of
@@ -339,13 +342,9 @@ pub async fn connect_cluster(
         return Ok(FleetQuotaClient::new(conn, config));
     }
     let waited = config.connect_timeout();
-    let unreachable = |source| FleetError::Unreachable { waited, source };
+    let deadline = tokio::time::Instant::now() + waited;
     let connecting = client.get_async_connection_with_config(cluster_config);
-    let conn = match tokio::time::timeout(waited, connecting).await {
-        Ok(Ok(conn)) => conn,
-        Ok(Err(err)) => return Err(unreachable(Some(err))),
-        Err(_elapsed) => return Err(unreachable(None)),
-    };
+    let conn = reach(waited, deadline, connecting).await?;
     let client = FleetQuotaClient::new(conn, config);
     client.init().await?;
     Ok(client)

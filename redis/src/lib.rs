@@ -101,6 +101,7 @@ mod limiter;
 mod quota;
 mod reply;
 mod scripts;
+mod task;
 
 pub use client::{FleetQuotaClient, LeaseId, connect, connect_cluster};
 pub use config::{

@@ -3,7 +3,7 @@
 //! limiter under its share of the fleet's rate.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rebound_runtime::rate_limiter::{CubicShape, RateControl};
@@ -16,6 +16,7 @@ use crate::error::FleetError;
 use crate::health::{Deaf, StoreHealth};
 use crate::health::{FleetListener, FleetState};
 use crate::reply::FleetRateState;
+use crate::task::join_once;
 
 /// The lowest send rate a ceiling holds a process to, as the runtime's limiter's floor.
 const MIN_RATE: f64 = 0.5;
@@ -136,14 +137,7 @@ impl FleetLimiter {
     /// at once.
     pub async fn close(&self) {
         self.stop.notify_one();
-        let task = self
-            .task
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(task) = task {
-            let _ = task.await;
-        }
+        join_once(&self.task).await;
     }
 }
 

@@ -3,7 +3,7 @@
 //! store fails.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -16,6 +16,7 @@ use rebound_runtime::{QuotaStore, RetryQuota};
 
 use crate::health::{Deaf, FleetListener, FleetState, StoreHealth};
 use crate::ledger::Ledger;
+use crate::task::join_once;
 
 /// A [`FleetQuota`]'s counts at one instant, for metrics and tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -280,14 +281,7 @@ impl FleetQuota {
     /// the quota draws from its fallback bucket. Later calls return at once.
     pub async fn close(&self) {
         self.shared.stop.notify_one();
-        let task = self
-            .task
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(task) = task {
-            let _ = task.await;
-        }
+        join_once(&self.task).await;
     }
 }
 

@@ -21,24 +21,20 @@ use rebound_runtime::{
     Classified, Retry, RetryStrategy, StandardRetryStrategy, StopReason, TokenAcquisitionFailed,
 };
 use support::cluster::RedisCluster;
-use support::{busy_strategy, counts, failing_request, poll, ready_children, short_rate_period};
+use support::{
+    busy_strategy, counts, failing_request, poll, ready_children, short_rate_period, test_config,
+};
 
 /// A retry's cost (not a timeout).
 const COST: u32 = 5;
 
-/// A client of `cluster` for `fleet`, connected strictly (the pool is created); `tune` changes
-/// the other settings.
+/// A client of `cluster` for `fleet` with `support::test_config`.
 async fn client(
     cluster: &RedisCluster,
     fleet: &str,
     tune: impl FnOnce(FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder,
 ) -> FleetQuotaClient {
-    let builder = FleetQuotaConfig::builder(fleet)
-        .call_timeout(Duration::from_secs(2))
-        .connect_timeout(Duration::from_secs(5))
-        .strict_start(true);
-    let config = tune(builder).build().expect("valid test settings");
-    connect_cluster(cluster.seeds(), config)
+    connect_cluster(cluster.seeds(), test_config(fleet, tune))
         .await
         .expect("connect to the test cluster")
 }

@@ -9,7 +9,6 @@
 //! or, under `REBOUND_REQUIRE_REDIS=1`, fails, as for one server.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -17,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use super::{REQUIRE_VAR, SERVER_VAR, Snapshot, ping, read_log, snapshot};
+use super::{SERVER_VAR, Snapshot, ping, read_log, skip_or_fail, snapshot};
 
 /// Three masters and a replica of each.
 const NODES: usize = 6;
@@ -50,22 +49,9 @@ impl RedisCluster {
     ///
     /// When the cluster cannot start and `REBOUND_REQUIRE_REDIS=1`.
     pub(crate) fn start() -> Option<Self> {
-        match Self::try_start() {
-            Ok(cluster) => Some(cluster),
-            Err(reason) => {
-                assert!(
-                    std::env::var(REQUIRE_VAR).as_deref() != Ok("1"),
-                    "a redis cluster is required ({REQUIRE_VAR}=1) but could not start: {reason}"
-                );
-                let test = std::thread::current().name().unwrap_or("a test").to_owned();
-                let line = format!(
-                    "skipped: no redis cluster could start (set {REQUIRE_VAR}=1 to make this a \
-                     failure) [{test}: {reason}]\n"
-                );
-                let _ = std::io::stderr().lock().write_all(line.as_bytes());
-                None
-            }
-        }
+        Self::try_start()
+            .map_err(|reason| skip_or_fail("a redis cluster", &reason))
+            .ok()
     }
 
     fn try_start() -> Result<Self, String> {

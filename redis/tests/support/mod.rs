@@ -40,23 +40,9 @@ impl RedisServer {
     ///
     /// When the server cannot start and `REBOUND_REQUIRE_REDIS=1`.
     pub(crate) fn start() -> Option<Self> {
-        match Self::try_start() {
-            Ok(server) => Some(server),
-            Err(reason) => {
-                assert!(
-                    std::env::var(REQUIRE_VAR).as_deref() != Ok("1"),
-                    "redis-server is required ({REQUIRE_VAR}=1) but could not start: {reason}"
-                );
-                // Straight to stderr, past the test harness's capture, so the skip shows.
-                let test = std::thread::current().name().unwrap_or("a test").to_owned();
-                let line = format!(
-                    "skipped: redis-server is not available (set {REQUIRE_VAR}=1 to make this a \
-                     failure) [{test}: {reason}]\n"
-                );
-                let _ = std::io::stderr().lock().write_all(line.as_bytes());
-                None
-            }
-        }
+        Self::try_start()
+            .map_err(|reason| skip_or_fail("redis-server", &reason))
+            .ok()
     }
 
     fn try_start() -> Result<Self, String> {
@@ -327,19 +313,41 @@ pub(crate) fn snapshot(conn: &mut redis::Connection, fleet: &str) -> Snapshot {
     }
 }
 
-/// A client of `server` for `fleet`, connected strictly (the pool is created), with a call
-/// timeout generous enough for a loaded test machine; `tune` changes the other settings.
+/// When a store cannot start: fails the test under `REBOUND_REQUIRE_REDIS=1`, else prints why
+/// it is skipped (straight to stderr, past the test harness's capture, so the skip shows).
+pub(crate) fn skip_or_fail(what: &str, reason: &str) {
+    assert!(
+        std::env::var(REQUIRE_VAR).as_deref() != Ok("1"),
+        "{what} is required ({REQUIRE_VAR}=1) but could not start: {reason}"
+    );
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let line = format!(
+        "skipped: {what} is not available (set {REQUIRE_VAR}=1 to make this a failure) \
+         [{test}: {reason}]\n"
+    );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// The settings of a test's client for `fleet`: a strict start (the pool is created), a call
+/// timeout generous enough for a loaded test machine; `tune` changes the others.
+pub(crate) fn test_config(
+    fleet: &str,
+    tune: impl FnOnce(FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder,
+) -> FleetQuotaConfig {
+    let builder = FleetQuotaConfig::builder(fleet)
+        .call_timeout(Duration::from_secs(2))
+        .connect_timeout(Duration::from_secs(5))
+        .strict_start(true);
+    tune(builder).build().expect("valid test settings")
+}
+
+/// A client of `server` for `fleet` with [`test_config`].
 pub(crate) async fn client(
     server: &RedisServer,
     fleet: &str,
     tune: impl FnOnce(FleetQuotaConfigBuilder) -> FleetQuotaConfigBuilder,
 ) -> FleetQuotaClient {
-    let builder = FleetQuotaConfig::builder(fleet)
-        .call_timeout(Duration::from_secs(2))
-        .connect_timeout(Duration::from_secs(5))
-        .strict_start(true);
-    let config = tune(builder).build().expect("valid test settings");
-    rebound_redis::connect(&server.url(), config)
+    rebound_redis::connect(&server.url(), test_config(fleet, tune))
         .await
         .expect("connect to the test server")
 }
