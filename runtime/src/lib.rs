@@ -80,6 +80,7 @@ mod adaptive;
 pub mod backoff;
 pub mod classify;
 pub mod config;
+pub mod driver;
 mod executor;
 #[cfg(feature = "http")]
 pub mod http;

@@ -19,7 +19,9 @@ pub use error::{RetryError, StopReason};
 use hooks::{Hooks, NoHook};
 pub use listen::{GiveUpEvent, RetryEvent, RetryListener};
 
-use crate::time::{DefaultSleeper, SystemClock};
+use crate::driver::RequestLoop;
+use crate::strategy::RetryStrategy;
+use crate::time::{Clock, DefaultSleeper, SystemClock};
 
 /// Runs operations with a retry strategy: the executor. Build it once (per
 /// client, say) and [`run`](Self::run) or [`run_async`](Self::run_async) it
@@ -255,6 +257,51 @@ impl<S, Sl, C, L> Retry<S, Sl, C, L> {
     /// ```
     pub const fn strategy(&self) -> &S {
         &self.strategy
+    }
+}
+
+impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
+    /// Starts one request for a driver of your own
+    /// ([`driver`](crate::driver)): the loop `run` and `run_async` follow,
+    /// with this executor's strategy, clock, budget and listener, and
+    /// without its sleeper. The initial token is taken now.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_runtime::driver::Next;
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let retry = Retry::new(StandardRetryStrategy::new());
+    /// let Next::Send(attempt) = retry.request().next() else { unreachable!() };
+    /// assert_eq!(attempt.number(), 1);
+    /// attempt.succeeded();
+    /// ```
+    pub fn request(&self) -> RequestLoop<&S, &C, &L> {
+        RequestLoop::start(&self.strategy, &self.clock, self.budget, &self.listener)
+    }
+
+    /// [`request`](Self::request), owning the executor's parts: for a loop
+    /// kept beyond the executor (stored in a `'static` operation state, say).
+    /// Clone a `Retry` whose strategy and listener are shared (`Arc`s, or
+    /// strategies whose clones share their state) to start one per request.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rebound_runtime::driver::{Next, RequestLoop};
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let retry = Retry::new(Arc::new(StandardRetryStrategy::new()));
+    /// let request = retry.clone().into_request();
+    /// fn assert_static<T: Send + 'static>(_: &T) {}
+    /// assert_static(&request);
+    /// let Next::Send(attempt) = request.next() else { unreachable!() };
+    /// attempt.succeeded();
+    /// ```
+    pub fn into_request(self) -> RequestLoop<S, C, L> {
+        RequestLoop::start(self.strategy, self.clock, self.budget, self.listener)
     }
 }
 

@@ -229,6 +229,11 @@ impl<S, C> InFlight<S, C> {
         self.request.as_mut()
     }
 
+    /// The request, if it has not ended.
+    pub(crate) fn as_ref(&self) -> Option<&Request<S, C>> {
+        self.request.as_ref()
+    }
+
     /// Takes the request out, to end it (or hand it to something that gives
     /// the next one back): dropping `self` then abandons nothing.
     pub(crate) fn take(&mut self) -> Option<Request<S, C>> {
