@@ -61,7 +61,7 @@ fuzz_target!(|input: Input<'_>| {
     );
     assert_eq!(
         failure.retry_after(),
-        rebound_runtime::internals::retry_after(&headers, now)
+        rebound_runtime::http::retry_after(&headers, now)
     );
     // What a strategy asks of it answers without panicking.
     let _ = (

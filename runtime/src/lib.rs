@@ -145,8 +145,6 @@ pub mod internals {
         TRANSIENT_STATUS_CODES, is_transient_status,
     };
     pub use crate::classify::response::parse_x_amz_retry_after;
-    #[cfg(feature = "http")]
-    pub use crate::http::headers::{aws_error_code, retry_after};
     // The configuration's test seam: the environment and the files that
     // tests and fuzz targets hand to `RetryConfig::resolve_from` (itself
     // hidden) instead of the real ones.

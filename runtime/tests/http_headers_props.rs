@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use proptest::prelude::*;
 use rebound_runtime::http::ResponseClassifier;
-use rebound_runtime::internals::{aws_error_code, retry_after};
+use rebound_runtime::http::{aws_error_code, retry_after};
 use rebound_runtime::{ErrorInfo, RetryInfo};
 
 const NAMES: [&str; 5] = [

@@ -16,16 +16,35 @@ const AMZN_QUERY_ERROR: &str = "x-amzn-query-error";
 /// botocore 1.44's millisecond hint.
 const AMZ_RETRY_AFTER: &str = "x-amz-retry-after";
 
+/// Response headers as the readers here take them: every value of a header,
+/// by its lowercase name. Implemented for [`http::HeaderMap`](::http::HeaderMap);
+/// implement it for another client's header type (a generated client's, say)
+/// to read its responses the same way.
+pub trait HeaderValues {
+    /// Every value of header `name` (given in lowercase), in order.
+    fn values_of<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a [u8]>;
+}
+
+impl HeaderValues for HeaderMap {
+    fn values_of<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a [u8]> {
+        self.get_all(name).iter().map(::http::HeaderValue::as_bytes)
+    }
+}
+
 /// The one value of header `name`: `None` when it is absent, not visible
 /// ASCII, or sent more than once with different values (which one would be
 /// meant is unknowable, so neither is trusted).
-fn single_value<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    let mut values = headers.get_all(name).iter();
+fn single_value<'h, H: HeaderValues + ?Sized>(headers: &'h H, name: &str) -> Option<&'h str> {
+    let mut values = headers.values_of(name);
     let first = values.next()?;
     if values.any(|other| other != first) {
         return None;
     }
-    first.to_str().ok()
+    let visible = |byte: &u8| *byte == b'\t' || (32..127).contains(byte);
+    if !first.iter().all(visible) {
+        return None;
+    }
+    core::str::from_utf8(first).ok()
 }
 
 /// The AWS error code the headers carry: `x-amzn-ErrorType` (the part before
@@ -33,7 +52,7 @@ fn single_value<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 /// specify), else `x-amzn-query-error` (the part before the first `;`).
 /// `None` when neither is present, usable or non-empty.
 #[must_use]
-pub fn aws_error_code(headers: &HeaderMap) -> Option<&str> {
+pub fn aws_error_code<H: HeaderValues + ?Sized>(headers: &H) -> Option<&str> {
     let from_error_type = single_value(headers, AMZN_ERROR_TYPE).map(|value| {
         let value = value.split(':').next().unwrap_or(value);
         value.split_once('#').map_or(value, |(_, name)| name)
@@ -55,7 +74,7 @@ pub fn aws_error_code(headers: &HeaderMap) -> Option<&str> {
 /// the `httpdate` feature, which `http` enables). `None` when neither gives a
 /// valid hint.
 #[must_use]
-pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub fn retry_after<H: HeaderValues + ?Sized>(headers: &H, now: SystemTime) -> Option<Duration> {
     single_value(headers, AMZ_RETRY_AFTER)
         .and_then(parse_x_amz_retry_after)
         .or_else(|| {

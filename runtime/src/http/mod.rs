@@ -13,6 +13,10 @@
 //! | retry-after hint | `x-amz-retry-after` | whole milliseconds |
 //! | retry-after hint | `Retry-After` | delta-seconds or an HTTP-date, against the classifier's wall clock |
 //!
+//! [`aws_error_code`] and [`retry_after`] read the same headers on their own,
+//! from an [`http::HeaderMap`](::http::HeaderMap) or any type implementing
+//! [`HeaderValues`] (another client's headers).
+//!
 //! A code the caller parsed from the body wins over the headers':
 //! [`classify_with_code`](ResponseClassifier::classify_with_code).
 //! [`body_error_code`] parses it: a JSON body's `__type` or `code`, an XML
@@ -33,3 +37,4 @@ pub(crate) mod headers;
 
 pub use body_code::{BODY_PREFIX, body_error_code};
 pub use classifier::ResponseClassifier;
+pub use headers::{HeaderValues, aws_error_code, retry_after};
