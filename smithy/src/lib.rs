@@ -1,0 +1,34 @@
+//! rebound's retry strategies in [smithy-rs](https://github.com/smithy-lang/smithy-rs)
+//! clients and the AWS SDK for Rust.
+//!
+//! Two ways in:
+//!
+//! - **[`RetryPlugin`]**, a `RuntimePlugin` that makes any rebound strategy
+//!   the orchestrator's retry strategy: one attempt is one HTTP request,
+//!   the send permit is taken before each, and the attempt header counts
+//!   against the strategy's maximum. For smithy-rs clients generated with
+//!   runtime plugins on, and operations built on aws-smithy-runtime.
+//! - **[`send`]**, for clients that accept no plugin (the AWS SDK for Rust:
+//!   its `runtime_plugin` setters are crate-private): rebound's
+//!   [`Retry`](rebound_runtime::Retry) around the fluent builder's `send()`,
+//!   failures read by [`classify`]. Turn the client's own retries off
+//!   ([`check_client_retries`]).
+//!
+//! Both work with every rebound strategy: standard, adaptive, legacy,
+//! `rebound-redis`'s fleet quota and limiter.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod context;
+mod error;
+mod operation;
+mod plugin;
+mod response;
+mod sdk_error;
+mod send;
+
+pub use error::{ClientRetries, RetryStopped};
+pub use plugin::RetryPlugin;
+pub use sdk_error::{classify, classify_at};
+pub use send::{check_client_retries, send};

@@ -1,0 +1,68 @@
+//! One operation's rebound request, kept in the operation's config bag: the
+//! orchestrator's hooks see the bag only by reference, so the request sits
+//! behind a mutex. When the operation ends or is dropped, the bag drops it,
+//! and a request that has not ended hands its token back as abandoned.
+
+use core::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use aws_smithy_types::config_bag::{Storable, StoreReplace};
+use rebound_runtime::RetryListener;
+use rebound_runtime::driver::{Attempt, RequestLoop};
+use rebound_runtime::time::SystemClock;
+
+/// The listener a plugin tells: the user's, or one that hears nothing.
+pub(crate) type SharedListener = Arc<dyn RetryListener + Send + Sync>;
+
+/// The request loop of a strategy `S` as the plugin drives it.
+pub(crate) type Loop<S> = RequestLoop<Arc<S>, SystemClock, SharedListener>;
+
+/// Where an operation's request is between the orchestrator's hooks.
+pub(crate) enum State<S> {
+    /// Not started: the first hook starts it.
+    Idle,
+    /// Between attempts (a backoff or a permit wait is being slept).
+    Pending(Loop<S>),
+    /// An attempt is being sent.
+    Sending(Attempt<Arc<S>, SystemClock, SharedListener>),
+    /// The request ended.
+    Ended,
+}
+
+/// The config bag's entry: one per operation.
+pub(crate) struct OperationRetry<S> {
+    state: Mutex<State<S>>,
+}
+
+impl<S> OperationRetry<S> {
+    pub(crate) const fn new() -> Self {
+        Self {
+            state: Mutex::new(State::Idle),
+        }
+    }
+
+    /// The state, to take out and put back (a panicking hook poisons
+    /// nothing that matters: the state is whole between statements).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State<S>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<S: Send + Sync + 'static> Storable for OperationRetry<S> {
+    type Storer = StoreReplace<Self>;
+}
+
+impl<S> fmt::Debug for OperationRetry<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match self.state.try_lock().as_deref() {
+            Ok(State::Idle) => "idle",
+            Ok(State::Pending(_)) => "between attempts",
+            Ok(State::Sending(_)) => "sending",
+            Ok(State::Ended) => "ended",
+            Err(_) => "in use",
+        };
+        f.debug_struct("OperationRetry")
+            .field("state", &state)
+            .finish()
+    }
+}
