@@ -46,10 +46,13 @@ use crate::operation::{Loop, OperationRetry, SharedListener, State};
 /// - the `amz-sdk-request` header's `max` from the strategy's
 ///   [`attempt_limit`](RetryStrategy::attempt_limit).
 ///
-/// When rebound allows no attempt (the budget, a fail-fast rate limiter),
-/// the operation fails with [`RetryStopped`] as its error's source. A
-/// failure the strategy does not retry is returned as the client returns
-/// it.
+/// A failure the strategy does not retry is returned as the client returns
+/// it, and so is one whose retry's backoff would not end within the
+/// budget. When rebound refuses an attempt about to be sent (a fail-fast
+/// rate limiter, or a wait for a send permit past the budget), the
+/// orchestrator has no way to return the last failure instead: the
+/// operation fails with [`RetryStopped`] as its error's source, saying how
+/// many attempts were made and why.
 ///
 /// # Examples
 ///
