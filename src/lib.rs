@@ -95,6 +95,7 @@
 //! | `reqwest` | no | `rebound::reqwest`: `send_with_retry` for a `reqwest::RequestBuilder`, and `reqwest::Error` classified; with `tower`, `RetryLayer::for_reqwest`; implies `http` and `tokio` |
 //! | `tracing` | no | one `tracing` event per retry and per give-up, target `"rebound"` (fields: see [`RetryListener`]) |
 //! | `redis` | no | [`redis`]: a retry quota shared by a fleet of processes through Redis or Valkey (`rebound-redis`) |
+//! | `smithy` | no | [`smithy`]: rebound as the retry strategy of smithy-rs clients (a `RuntimePlugin`) and around the AWS SDK for Rust's `send()` (`rebound-smithy`; needs Rust 1.94.1) |
 #![forbid(unsafe_code)]
 // docs.rs builds with every feature and labels each gated item with it.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -403,6 +404,13 @@ pub use rebound_macros::RetryInfo;
 /// [`RetryQuota`] the strategies draw from.
 #[cfg(feature = "redis")]
 pub use rebound_redis as redis;
+
+/// rebound in smithy-rs clients and the AWS SDK for Rust (`rebound-smithy`):
+/// [`RetryPlugin`](rebound_smithy::RetryPlugin) makes a strategy the
+/// orchestrator's, [`send`](rebound_smithy::send) wraps a fluent builder's
+/// `send()`.
+#[cfg(feature = "smithy")]
+pub use rebound_smithy as smithy;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]
