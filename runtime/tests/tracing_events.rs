@@ -234,6 +234,42 @@ fn the_async_executor_emits_the_same_events() {
 }
 
 #[test]
+fn a_driver_of_its_own_emits_the_same_events() {
+    use rebound_runtime::driver::{AfterFailure, Next};
+
+    let strategy = standard();
+    let capture = Capture::new();
+    let retry = Retry::new(&strategy);
+    let busy = HttpErrorResponse::new(503);
+    tracing::subscriber::with_default(capture.clone(), || {
+        let mut request = retry.request();
+        loop {
+            let attempt = match request.next() {
+                Next::Wait(_, pending) => {
+                    request = pending;
+                    continue;
+                }
+                Next::Send(attempt) => attempt,
+                Next::Stop(stopped) => panic!("{stopped}"),
+            };
+            match attempt.failed(&busy) {
+                AfterFailure::Retry(pending) => request = pending,
+                AfterFailure::Stop(_) => break,
+            }
+        }
+    });
+    let events = capture.take();
+    let retries = retrying(&events);
+    assert_eq!(retries.len(), 2, "{events:#?}");
+    assert_eq!(retries[1].u64("attempt"), Some(2));
+    assert_eq!(retries[1].f64("delay_ms"), Some(1000.0));
+    let give_ups = giving_up(&events);
+    assert_eq!(give_ups.len(), 1, "{events:#?}");
+    assert_eq!(give_ups[0].u64("attempts"), Some(3));
+    assert_eq!(give_ups[0].level, Level::WARN);
+}
+
+#[test]
 fn a_throttling_code_is_why_throttle() {
     let throttled = HttpErrorResponse::new(400).with_code("Throttling");
     let (result, events) = traced(standard(), |attempt| {
