@@ -6,6 +6,7 @@
 
 mod support;
 
+use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -223,4 +224,139 @@ fn a_client_retrying_by_itself_is_named() {
     );
     assert!(rebound_smithy::check_client_retries(Some(&RetryConfig::disabled())).is_ok());
     assert!(rebound_smithy::check_client_retries(None).is_ok());
+}
+
+/// Retries an outage of 500s gets from a full quota, one call after another
+/// until a call is refused its first retry; returns the retries.
+async fn retries_into_an_outage(server: &Server, call: impl AsyncFn() -> bool) -> usize {
+    server.script.reset();
+    let mut calls = 0;
+    loop {
+        server
+            .script
+            .push(vec![Reply::error(500, "InternalServerError"); 3]);
+        calls += 1;
+        let retried = call().await;
+        server.script.reset_replies();
+        if !retried || calls > 1000 {
+            break;
+        }
+    }
+    server.script.requests() - calls
+}
+
+#[tokio::test]
+async fn by_design_a_5xx_retry_costs_rebound_5_tokens_and_the_sdk_10() {
+    let server = Server::start().await;
+    let sleep = RecordingSleep::default();
+    // A retry partition of its own: the SDK's token buckets are per partition, process-wide.
+    let sdk = aws_sdk_dynamodb::Client::from_conf(
+        config(&server, RetryConfig::standard(), &sleep)
+            .retry_partition(aws_smithy_runtime::client::retries::RetryPartition::new(
+                "outage",
+            ))
+            .build(),
+    );
+    let sdk_retries = retries_into_an_outage(&server, async || {
+        let before = server.script.requests();
+        let _ = sdk.list_tables().send().await;
+        server.script.requests() - before > 1
+    })
+    .await;
+
+    let plain = aws_sdk_dynamodb::Client::from_conf(
+        config(&server, RetryConfig::disabled(), &sleep).build(),
+    );
+    let retry = Retry::new(standard()).sleeper(|_| std::future::ready(()));
+    let rebound_retries = retries_into_an_outage(&server, async || {
+        let error = rebound_smithy::send(&retry, || plain.list_tables().send())
+            .await
+            .unwrap_err();
+        error.attempts() > 1
+    })
+    .await;
+    // A quota of 500: 50 retries at 10 tokens, 100 at 5 (botocore's and the
+    // published cost of a retry after a non-timeout failure).
+    assert_eq!(sdk_retries, 50);
+    assert_eq!(rebound_retries, 100);
+}
+
+/// Two rounds of 100 concurrent calls, each failing once (500) then
+/// succeeding; returns the retries each round got. `call(n)` makes call `n`.
+async fn two_rounds<F>(server: &Server, call: impl Fn(usize) -> F) -> [usize; 2]
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let mut retries = [0; 2];
+    for (round, retried) in retries.iter_mut().enumerate() {
+        server.script.reset();
+        let calls: Vec<_> = (0..100)
+            .map(|n| tokio::spawn(call(round * 1000 + n)))
+            .collect();
+        for call in calls {
+            call.await.unwrap();
+        }
+        *retried = server.script.requests() - 100;
+    }
+    retries
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn by_design_concurrent_successful_retries_refund_what_they_took() {
+    let server = Server::start().await;
+    let sleep = RecordingSleep::default();
+    let with_call = |n: usize| {
+        move |request: &mut aws_smithy_runtime_api::http::Request| {
+            request.headers_mut().insert("x-call", n.to_string());
+        }
+    };
+
+    let sdk = aws_sdk_dynamodb::Client::from_conf(
+        config(&server, RetryConfig::standard(), &sleep)
+            .retry_partition(aws_smithy_runtime::client::retries::RetryPartition::new(
+                "rounds",
+            ))
+            .build(),
+    );
+    let sdk_rounds = two_rounds(&server, |n| {
+        let sdk = sdk.clone();
+        async move {
+            let _ = sdk
+                .list_tables()
+                .customize()
+                .mutate_request(with_call(n))
+                .send()
+                .await;
+        }
+    })
+    .await;
+
+    let plain = aws_sdk_dynamodb::Client::from_conf(
+        config(&server, RetryConfig::disabled(), &sleep).build(),
+    );
+    let retry = std::sync::Arc::new(Retry::new(standard()).sleeper(|_| std::future::ready(())));
+    let rebound_rounds = two_rounds(&server, |n| {
+        let (plain, retry) = (plain.clone(), std::sync::Arc::clone(&retry));
+        async move {
+            let send = || {
+                plain
+                    .list_tables()
+                    .customize()
+                    .mutate_request(with_call(n))
+                    .send()
+            };
+            rebound_smithy::send(&retry, send).await.unwrap();
+        }
+    })
+    .await;
+    println!("retries per round of 100 calls: SDK {sdk_rounds:?}, rebound {rebound_rounds:?}");
+    // rebound: each retry's 5 tokens come back with its success, so every
+    // round gets all 100 (500 tokens in flight at most).
+    assert_eq!(rebound_rounds, [100, 100]);
+    // The SDK: 10 tokens a retry, so about 50 a round (more as successes
+    // refund during it); its one permit per client gives back only part of
+    // what the successes took, so the second round gets fewer. Should the
+    // SDK change, this fails and the docs' numbers are stale.
+    assert!(sdk_rounds[0] < 100, "{sdk_rounds:?}");
+    assert!(sdk_rounds[1] < sdk_rounds[0] / 2, "{sdk_rounds:?}");
 }

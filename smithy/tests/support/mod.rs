@@ -71,6 +71,9 @@ pub struct Script {
     replies: Mutex<VecDeque<Reply>>,
     /// Each request's `amz-sdk-request` header, in arrival order.
     attempt_headers: Mutex<Vec<String>>,
+    /// The `x-call` values seen: a request carrying one gets a 500 the
+    /// first time its value is seen, a success after.
+    calls: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Script {
@@ -87,10 +90,21 @@ impl Script {
         self.attempt_headers.lock().unwrap().clone()
     }
 
+    fn next_reply(&self) -> Reply {
+        let mut replies = self.replies.lock().unwrap();
+        replies.pop_front().unwrap_or_else(Reply::ok)
+    }
+
+    /// Forgets the replies left.
+    pub fn reset_replies(&self) {
+        self.replies.lock().unwrap().clear();
+    }
+
     /// Forgets the requests seen so far and any replies left.
     pub fn reset(&self) {
         self.replies.lock().unwrap().clear();
         self.attempt_headers.lock().unwrap().clear();
+        self.calls.lock().unwrap().clear();
     }
 
     fn reply(&self, headers: &HeaderMap) -> Response {
@@ -100,12 +114,14 @@ impl Script {
             .unwrap_or("")
             .to_owned();
         self.attempt_headers.lock().unwrap().push(header);
-        let reply = self
-            .replies
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or_else(Reply::ok);
+        let call = headers.get("x-call").and_then(|value| value.to_str().ok());
+        let reply = match call {
+            Some(call) if self.calls.lock().unwrap().insert(call.to_owned()) => {
+                Reply::error(500, "InternalServerError")
+            }
+            Some(_) => Reply::ok(),
+            None => self.next_reply(),
+        };
         let body = match &reply.error {
             Some(code) => serde_json::json!({ "__type": code, "message": "scripted" }).to_string(),
             None if reply.status == 200 => "{}".to_owned(),
