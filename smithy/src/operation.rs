@@ -7,12 +7,34 @@ use core::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
-use rebound_runtime::RetryListener;
+use rebound_runtime::{GiveUpEvent, RetryEvent, RetryListener};
 use rebound_runtime::driver::{Attempt, RequestLoop};
 use rebound_runtime::time::SystemClock;
 
-/// The listener a plugin tells: the user's, or one that hears nothing.
-pub(crate) type SharedListener = Arc<dyn RetryListener + Send + Sync>;
+/// The listener a plugin tells: the user's, or none (then nothing is
+/// cloned per operation).
+#[derive(Clone, Default)]
+pub(crate) struct SharedListener(Option<Arc<dyn RetryListener + Send + Sync>>);
+
+impl SharedListener {
+    pub(crate) fn new(listener: impl RetryListener + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(listener)))
+    }
+}
+
+impl RetryListener for SharedListener {
+    fn on_retry(&self, event: &RetryEvent<'_>) {
+        if let Some(listener) = &self.0 {
+            listener.on_retry(event);
+        }
+    }
+
+    fn on_give_up(&self, event: &GiveUpEvent<'_>) {
+        if let Some(listener) = &self.0 {
+            listener.on_give_up(event);
+        }
+    }
+}
 
 /// The request loop of a strategy `S` as the plugin drives it.
 pub(crate) type Loop<S> = RequestLoop<Arc<S>, SystemClock, SharedListener>;

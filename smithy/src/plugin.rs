@@ -78,15 +78,13 @@ where
     /// A plugin retrying with `strategy` (shared by every operation of the
     /// client), telling no listener, without a budget.
     pub fn new(strategy: S) -> Self {
-        let listener: SharedListener = Arc::new(Silent);
-        Self::with(Retry::new(Arc::new(strategy)).listener(listener))
+        Self::with(Retry::new(Arc::new(strategy)).listener(SharedListener::default()))
     }
 
     /// Tells `listener` of every retry and give-up.
     #[must_use]
     pub fn listener(self, listener: impl RetryListener + Send + Sync + 'static) -> Self {
-        let listener: SharedListener = Arc::new(listener);
-        Self::with(self.strategy.retry.listener(listener))
+        Self::with(self.strategy.retry.listener(SharedListener::new(listener)))
     }
 
     /// Bounds the time an operation may take, from its first attempt's
@@ -288,9 +286,3 @@ impl<S: Send + Sync + 'static> Intercept for StartRequest<S> {
         Ok(())
     }
 }
-
-/// The listener of a plugin given none.
-#[derive(Debug)]
-struct Silent;
-
-impl RetryListener for Silent {}
