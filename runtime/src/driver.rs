@@ -86,8 +86,9 @@ pub struct RequestLoop<S, C, L> {
     listener: L,
     /// What the last failed attempt was, as the strategy was told: the
     /// give-up event carries it when the request stops before the next
-    /// attempt.
-    last_failure: Option<Classified>,
+    /// attempt. Boxed: the loop is moved at every step, and most requests
+    /// never fail.
+    last_failure: Option<Box<Classified>>,
 }
 
 /// What comes before the next attempt: [`RequestLoop::next`]'s answer.
@@ -158,7 +159,7 @@ impl<S: RetryStrategy, C: Clock, L: RetryListener> RequestLoop<S, C, L> {
                 listen::stopped_with(
                     Some(request.strategy()),
                     &Native,
-                    self.last_failure.as_ref(),
+                    self.last_failure.as_deref(),
                     attempts,
                     &reason,
                     &self.listener,
@@ -202,7 +203,7 @@ impl<S: RetryStrategy, C: Clock, L: RetryListener> Attempt<S, C, L> {
             Step::Retry(next) => AfterFailure::Retry(RequestLoop {
                 request: InFlight::new(next),
                 listener: self.listener,
-                last_failure: Some(Classified::from_failure(failure)),
+                last_failure: Some(Box::new(Classified::from_failure(failure))),
             }),
             Step::Stop(wait, reason) => AfterFailure::Stop(Stopped {
                 attempts: self.number,

@@ -185,6 +185,7 @@ impl Client {
     }
 
     /// One operation: `failures` failed attempts, then a success.
+    #[inline(never)]
     fn operation(&self, failures: u32) {
         let mut cfg = ConfigBag::base();
         cfg.push_shared_layer(self.layer.clone());
@@ -374,6 +375,18 @@ fn clients() -> Vec<(&'static str, Client)> {
 }
 
 fn main() {
+    // `SMITHY_HOOKS_ONLY=<row>,<operations>`: only that many successful
+    // operations of that row (0 is the floor), for an instruction count
+    // under `valgrind --tool=callgrind` (deterministic where times are not).
+    if let Ok(only) = std::env::var("SMITHY_HOOKS_ONLY") {
+        let (row, operations) = only.split_once(',').expect("<row>,<operations>");
+        let clients = clients();
+        let client = &clients[row.parse::<usize>().unwrap()].1;
+        for _ in 0..operations.parse::<u32>().unwrap() {
+            client.operation(0);
+        }
+        return;
+    }
     let mut criterion = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3))
