@@ -7,9 +7,9 @@ use core::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use aws_smithy_types::config_bag::{Storable, StoreReplace};
-use rebound_runtime::{GiveUpEvent, RetryEvent, RetryListener};
 use rebound_runtime::driver::{Attempt, RequestLoop};
 use rebound_runtime::time::SystemClock;
+use rebound_runtime::{GiveUpEvent, RetryEvent, RetryListener};
 
 /// The listener a plugin tells: the user's, or none (then nothing is
 /// cloned per operation).

@@ -109,7 +109,7 @@ fn operation<S>(
     server: &Server,
     sleep: impl AsyncSleep + 'static,
     route: Route<S>,
-) -> Operation<(), (), DynamoError>
+) -> Operation<Option<usize>, (), DynamoError>
 where
     S: RetryStrategy + fmt::Debug + Send + Sync + 'static,
 {
@@ -126,10 +126,14 @@ where
         .retry_classifier(AwsErrorCodeClassifier::<DynamoError>::new())
         .retry_classifier(ModeledAsRetryableClassifier::<DynamoError>::new())
         .interceptor(RequestInfoInterceptor::new())
-        .serializer(|_input: ()| {
+        .serializer(|call: Option<usize>| {
             let mut request = HttpRequest::new(SdkBody::from("{}"));
             request.set_method("POST")?;
             let headers = request.headers_mut();
+            // The server fails a call's first request, then succeeds.
+            if let Some(call) = call {
+                headers.insert("x-call", call.to_string());
+            }
             headers.insert("x-amz-target", "DynamoDB_20120810.ListTables");
             headers.insert("content-type", "application/x-amz-json-1.0");
             Ok(request)
@@ -200,7 +204,7 @@ async fn scripted_failures_through_the_plugin() {
         let sleep = RecordingSleep::default();
         let plugin = RetryPlugin::new(Arc::clone(&strategy));
         let result = operation(&server, sleep.clone(), Route::Plugin(plugin))
-            .invoke(())
+            .invoke(None)
             .await;
         assert_eq!(server.script.requests(), attempts, "{name}");
         assert_eq!(result.is_ok(), succeeds, "{name}: {result:?}");
@@ -236,7 +240,7 @@ async fn the_sdks_own_standard_strategy_makes_the_same_attempts_within_the_same_
                 "sdk" => Route::Sdk,
                 _ => Route::Plugin(RetryPlugin::new(StandardRetryStrategy::new())),
             };
-            let result = operation(&server, sleep.clone(), route).invoke(()).await;
+            let result = operation(&server, sleep.clone(), route).invoke(None).await;
             assert_eq!(server.script.requests(), attempts, "{name}");
             assert_eq!(result.is_ok(), succeeds, "{name}");
             let waits = sleep.waits();
@@ -295,7 +299,7 @@ async fn an_operation_dropped_during_its_backoff_hands_its_token_back() {
     let strategy = Arc::new(CountingAbandons::default());
     let plugin = RetryPlugin::new(Arc::clone(&strategy));
     let operation = operation(&server, Forever, Route::Plugin(plugin));
-    let call = operation.invoke(());
+    let call = operation.invoke(None);
     // The first attempt fails; the backoff never ends, so the call is cut.
     let cut = tokio::time::timeout(Duration::from_millis(200), call).await;
     assert!(cut.is_err(), "the backoff never ends");
@@ -339,7 +343,7 @@ async fn a_refused_first_attempt_fails_with_a_typed_error_that_says_why() {
         .push([Reply::error(400, "ThrottlingException")]);
     let plugin = RetryPlugin::new(Arc::clone(&strategy));
     let first = operation(&server, sleep.clone(), Route::Plugin(plugin.clone()))
-        .invoke(())
+        .invoke(None)
         .await
         .unwrap_err();
     assert_eq!(server.script.requests(), 1);
@@ -348,7 +352,7 @@ async fn a_refused_first_attempt_fails_with_a_typed_error_that_says_why() {
 
     // The next operation's first attempt is refused too.
     let second = operation(&server, sleep, Route::Plugin(plugin))
-        .invoke(())
+        .invoke(None)
         .await
         .unwrap_err();
     assert_eq!(server.script.requests(), 1, "a refused attempt is not sent");
@@ -385,7 +389,7 @@ async fn the_adaptive_permit_is_taken_before_every_attempt() {
     server.script.push([throttled(), throttled(), Reply::ok()]);
     let plugin = RetryPlugin::new(Arc::clone(&strategy));
     let result = operation(&server, sleep.clone(), Route::Plugin(plugin))
-        .invoke(())
+        .invoke(None)
         .await;
     assert!(result.is_ok(), "{result:?}");
     assert_eq!(server.script.requests(), 3);
@@ -428,7 +432,7 @@ async fn the_listener_hears_the_plugins_retries_and_give_up() {
         Reply::error(400, "ValidationException"),
     ]);
     let result = operation(&server, RecordingSleep::default(), Route::Plugin(plugin))
-        .invoke(())
+        .invoke(None)
         .await;
     assert!(result.is_err());
     assert_eq!(
@@ -448,7 +452,7 @@ async fn the_budget_bounds_the_plugins_waits() {
     server.script.push([Reply::status(503), Reply::ok()]);
     let sleep = RecordingSleep::default();
     let result = operation(&server, sleep.clone(), Route::Plugin(plugin))
-        .invoke(())
+        .invoke(None)
         .await;
     // The 500 ms backoff would end past the budget: the 503 is returned.
     assert_eq!(server.script.requests(), 1);
@@ -456,5 +460,37 @@ async fn the_budget_bounds_the_plugins_waits() {
     match result {
         Err(SdkError::ServiceError(error)) => assert_eq!(error.raw().status().as_u16(), 503),
         other => panic!("expected the 503, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_operations_each_keep_their_own_token() {
+    let server = Server::start().await;
+    let strategy = Arc::new(standard());
+    let plugin = RetryPlugin::new(Arc::clone(&strategy));
+    let operation = Arc::new(operation(
+        &server,
+        RecordingSleep::default(),
+        Route::Plugin(plugin),
+    ));
+    for round in 0..3 {
+        server.script.reset();
+        let calls: Vec<_> = (0..100)
+            .map(|call| {
+                let operation = Arc::clone(&operation);
+                tokio::spawn(async move { operation.invoke(Some(round * 1000 + call)).await })
+            })
+            .collect();
+        for call in calls {
+            call.await.unwrap().unwrap();
+        }
+        // Every call failed once and succeeded on its retry: 200 requests,
+        // and each success refunded its own retry's 5 tokens.
+        assert_eq!(server.script.requests(), 200, "round {round}");
+        assert_eq!(
+            strategy.quota().available(),
+            strategy.quota().capacity(),
+            "round {round}"
+        );
     }
 }
