@@ -14,7 +14,7 @@
 //! | retry-after hint | `Retry-After` | delta-seconds or an HTTP-date, against the classifier's wall clock |
 //!
 //! [`aws_error_code`] and [`retry_after`] read the same headers on their own,
-//! from an [`http::HeaderMap`](::http::HeaderMap) or any type implementing
+//! from an [`http::HeaderMap`] or any type implementing
 //! [`HeaderValues`] (another client's headers).
 //!
 //! A code the caller parsed from the body wins over the headers':
