@@ -32,7 +32,7 @@ use rebound_runtime::{
     RetryToken, StandardRetryStrategy, TokenAcquisitionFailed,
 };
 use rebound_smithy::{RetryPlugin, RetryStopped};
-use support::{RecordingSleep, Reply, Server, dynamodb_errors};
+use support::{RecordingSleep, Reply, Server, bound, dynamodb_errors};
 
 /// A DynamoDB error as a generated client's error type carries it: its
 /// metadata (the code) and, for `@retryable` shapes, its retry kind.
@@ -149,49 +149,13 @@ fn standard() -> StandardRetryStrategy {
     StandardRetryStrategy::builder().random(|| 0.5).build()
 }
 
-/// Standard mode's published bound on the wait before retry `n` (1-based).
-fn bound(retry: usize) -> Duration {
-    Duration::from_secs(1 << (retry - 1).min(5)).min(Duration::from_secs(20))
-}
-
+/// The shared scripts, and a `@retryable` error (which `ListTables` does
+/// not model: only this test's deserializer reads the model).
 fn scripts() -> Vec<(&'static str, Vec<Reply>, usize, bool)> {
-    let throughput = || Reply::error(400, "ProvisionedThroughputExceededException");
-    let conflict = || Reply::error(400, "ReplicatedWriteConflictException");
-    vec![
-        (
-            "500",
-            vec![Reply::error(500, "InternalServerError"), Reply::ok()],
-            2,
-            true,
-        ),
-        ("503", vec![Reply::status(503), Reply::ok()], 2, true),
-        ("throughput", vec![throughput(), Reply::ok()], 2, true),
-        (
-            "throttling",
-            vec![Reply::error(400, "ThrottlingException"), Reply::ok()],
-            2,
-            true,
-        ),
-        (
-            "validation",
-            vec![Reply::error(400, "ValidationException")],
-            1,
-            false,
-        ),
-        (
-            "500 x3",
-            vec![Reply::error(500, "InternalServerError"); 3],
-            3,
-            false,
-        ),
-        ("@retryable", vec![conflict(), Reply::ok()], 2, true),
-        (
-            "mixed",
-            vec![Reply::status(503), throughput(), Reply::ok()],
-            3,
-            true,
-        ),
-    ]
+    let conflict = Reply::error(400, "ReplicatedWriteConflictException");
+    let mut scripts = support::scripts();
+    scripts.push(("@retryable", vec![conflict, Reply::ok()], 2, true));
+    scripts
 }
 
 #[tokio::test]

@@ -8,7 +8,6 @@ mod support;
 
 use std::future::Future;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_smithy_types::retry::RetryConfig;
@@ -17,56 +16,10 @@ use rebound_runtime::internals::{
 };
 use rebound_runtime::{ErrorFault, ErrorInfo, RetryKind, RetryStrategy, StandardRetryStrategy};
 use rebound_runtime::{Retry, StopReason, TokenAcquisitionFailed};
-use support::{RecordingSleep, Reply, Server, config, dynamodb_errors};
-
-/// The scripts every test runs: the replies, then how many attempts
-/// standard mode makes and whether the call succeeds.
-fn scripts() -> Vec<(&'static str, Vec<Reply>, usize, bool)> {
-    let throughput = || Reply::error(400, "ProvisionedThroughputExceededException");
-    vec![
-        (
-            "500",
-            vec![Reply::error(500, "InternalServerError"), Reply::ok()],
-            2,
-            true,
-        ),
-        ("503", vec![Reply::status(503), Reply::ok()], 2, true),
-        ("throughput", vec![throughput(), Reply::ok()], 2, true),
-        (
-            "throttling",
-            vec![Reply::error(400, "ThrottlingException"), Reply::ok()],
-            2,
-            true,
-        ),
-        (
-            "validation",
-            vec![Reply::error(400, "ValidationException")],
-            1,
-            false,
-        ),
-        (
-            "500 x3",
-            vec![Reply::error(500, "InternalServerError"); 3],
-            3,
-            false,
-        ),
-        (
-            "mixed",
-            vec![Reply::status(503), throughput(), Reply::ok()],
-            3,
-            true,
-        ),
-    ]
-}
+use support::{RecordingSleep, Reply, Server, bound, config, dynamodb_errors, scripts};
 
 fn standard() -> StandardRetryStrategy {
     StandardRetryStrategy::builder().random(|| 0.5).build()
-}
-
-/// Standard mode's published bound on the wait before retry `n` (1-based):
-/// full jitter under min(1 s x 2^(n-1), 20 s).
-fn bound(retry: usize) -> Duration {
-    Duration::from_secs(1 << (retry - 1).min(5)).min(Duration::from_secs(20))
 }
 
 #[tokio::test]

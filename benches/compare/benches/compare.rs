@@ -22,18 +22,19 @@ use aws_smithy_runtime::client::retries::strategy::StandardRetryStrategy as AwsS
 use aws_smithy_runtime::client::retries::{RetryPartition, TokenBucket};
 use aws_smithy_runtime_api::client::interceptors::context::{Input, InterceptorContext, Output};
 use aws_smithy_runtime_api::client::orchestrator::OrchestratorError;
-use aws_smithy_runtime_api::client::retries::classifiers::{
-    ClassifyRetry, RetryAction, SharedRetryClassifier,
-};
+use aws_smithy_runtime_api::client::retries::classifiers::SharedRetryClassifier;
 use aws_smithy_runtime_api::client::retries::{RequestAttempts, RetryStrategy as _, ShouldAttempt};
 use aws_smithy_runtime_api::client::runtime_components::{
     RuntimeComponents, RuntimeComponentsBuilder,
 };
 use aws_smithy_types::config_bag::{ConfigBag, FrozenLayer, Layer};
-use aws_smithy_types::retry::{ErrorKind, RetryConfig};
+use aws_smithy_types::retry::RetryConfig;
 
 use rebound::time::{CoarseClock, ManualClock, SystemClock};
 use rebound::{AdaptiveRetryStrategy, Retry, RetryStrategy, StandardRetryStrategy};
+mod common;
+
+use common::FailedIsTransient;
 use rebound_bench_compare::{DerivedUnavailable, HandUnavailable, Throttled, request, success};
 
 use tower::retry::budget::{Budget, TpsBudget};
@@ -148,24 +149,6 @@ impl rebound::time::Clock for ConstantClock {
 }
 
 // ---------------------------------------------------------------- aws-smithy-runtime
-
-/// A real classifier: a failed attempt is a transient error, a success says
-/// nothing (what the SDK's classifiers do for a 503 and a 200).
-#[derive(Debug)]
-struct FailedIsTransient;
-
-impl ClassifyRetry for FailedIsTransient {
-    fn classify_retry(&self, ctx: &InterceptorContext) -> RetryAction {
-        if ctx.is_failed() {
-            RetryAction::retryable_error(ErrorKind::TransientError)
-        } else {
-            RetryAction::NoActionIndicated
-        }
-    }
-    fn name(&self) -> &'static str {
-        "FailedIsTransient"
-    }
-}
 
 /// What an SDK client holds for all its requests: the strategy, the runtime
 /// components (classifier, time source), the client's config layer (retry

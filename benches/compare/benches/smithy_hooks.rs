@@ -22,36 +22,20 @@ use aws_smithy_runtime::client::retries::{RetryPartition, TokenBucket};
 use aws_smithy_runtime_api::client::interceptors::Intercept as _;
 use aws_smithy_runtime_api::client::interceptors::context::{Input, InterceptorContext, Output};
 use aws_smithy_runtime_api::client::orchestrator::OrchestratorError;
-use aws_smithy_runtime_api::client::retries::classifiers::{
-    ClassifyRetry, RetryAction, SharedRetryClassifier,
-};
+use aws_smithy_runtime_api::client::retries::classifiers::SharedRetryClassifier;
 use aws_smithy_runtime_api::client::retries::{RequestAttempts, RetryStrategy as _, ShouldAttempt};
 use aws_smithy_runtime_api::client::runtime_components::{
     RuntimeComponents, RuntimeComponentsBuilder,
 };
 use aws_smithy_runtime_api::client::runtime_plugin::RuntimePlugin;
 use aws_smithy_types::config_bag::{ConfigBag, FrozenLayer, Layer};
-use aws_smithy_types::retry::{ErrorKind, RetryConfig};
+use aws_smithy_types::retry::RetryConfig;
 
+mod common;
+
+use common::FailedIsTransient;
 use rebound::smithy::RetryPlugin;
 use rebound::{AdaptiveRetryStrategy, RetryStrategy, StandardRetryStrategy};
-
-/// What the SDK's classifiers say of a 503 and a 200.
-#[derive(Debug)]
-struct FailedIsTransient;
-
-impl ClassifyRetry for FailedIsTransient {
-    fn classify_retry(&self, ctx: &InterceptorContext) -> RetryAction {
-        if ctx.is_failed() {
-            RetryAction::retryable_error(ErrorKind::TransientError)
-        } else {
-            RetryAction::NoActionIndicated
-        }
-    }
-    fn name(&self) -> &'static str {
-        "FailedIsTransient"
-    }
-}
 
 /// What a client holds for all its operations: the runtime components
 /// (retry strategy, classifier, interceptors, time source) and its config
@@ -221,39 +205,9 @@ impl Client {
     }
 }
 
-fn hooks(c: &mut Criterion) {
-    let clients = [
-        ("floor: no retry strategy", Client::floor()),
-        (
-            "aws-smithy-runtime standard",
-            Client::sdk(RetryConfig::standard(), "bench-standard"),
-        ),
-        (
-            "aws-smithy-runtime adaptive",
-            Client::sdk(RetryConfig::adaptive(), "bench-adaptive"),
-        ),
-        (
-            "rebound standard (plugin)",
-            Client::rebound(StandardRetryStrategy::new()),
-        ),
-        (
-            "rebound adaptive (plugin)",
-            Client::rebound(AdaptiveRetryStrategy::new()),
-        ),
-        (
-            "rebound steady (plugin)",
-            Client::rebound(AdaptiveRetryStrategy::steady()),
-        ),
-        (
-            "rebound never (plugin)",
-            Client {
-                retries: false,
-                ..Client::rebound(rebound::NeverRetryStrategy)
-            },
-        ),
-    ];
+fn hooks(c: &mut Criterion, clients: &[(&str, Client)]) {
     let mut group = c.benchmark_group("smithy hooks: success");
-    for (name, client) in &clients {
+    for (name, client) in clients {
         group.bench_function(*name, |b| b.iter(|| client.operation(0)));
     }
     group.finish();
@@ -391,9 +345,9 @@ fn main() {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3))
         .configure_from_args();
-    hooks(&mut criterion);
-    criterion.final_summary();
     let clients = clients();
+    hooks(&mut criterion, &clients);
+    criterion.final_summary();
     rotated(&clients, 0);
     rotated(&clients, 1);
 }

@@ -243,3 +243,49 @@ pub fn dynamodb_errors() -> Vec<ModeledError> {
         })
         .collect()
 }
+
+/// The scripts every test runs: the replies, then how many attempts
+/// standard mode makes and whether the call succeeds.
+pub fn scripts() -> Vec<(&'static str, Vec<Reply>, usize, bool)> {
+    let throughput = || Reply::error(400, "ProvisionedThroughputExceededException");
+    vec![
+        (
+            "500",
+            vec![Reply::error(500, "InternalServerError"), Reply::ok()],
+            2,
+            true,
+        ),
+        ("503", vec![Reply::status(503), Reply::ok()], 2, true),
+        ("throughput", vec![throughput(), Reply::ok()], 2, true),
+        (
+            "throttling",
+            vec![Reply::error(400, "ThrottlingException"), Reply::ok()],
+            2,
+            true,
+        ),
+        (
+            "validation",
+            vec![Reply::error(400, "ValidationException")],
+            1,
+            false,
+        ),
+        (
+            "500 x3",
+            vec![Reply::error(500, "InternalServerError"); 3],
+            3,
+            false,
+        ),
+        (
+            "mixed",
+            vec![Reply::status(503), throughput(), Reply::ok()],
+            3,
+            true,
+        ),
+    ]
+}
+
+/// Standard mode's published bound on the wait before retry `n` (1-based):
+/// full jitter under min(1 s x 2^(n-1), 20 s).
+pub fn bound(retry: usize) -> Duration {
+    Duration::from_secs(1 << (retry - 1).min(5)).min(Duration::from_secs(20))
+}
