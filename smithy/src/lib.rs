@@ -27,6 +27,7 @@ mod plugin;
 mod response;
 mod sdk_error;
 mod send;
+mod strategy;
 
 pub use error::{ClientRetries, RetryStopped};
 pub use plugin::RetryPlugin;

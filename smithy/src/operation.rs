@@ -1,4 +1,5 @@
-//! One operation's rebound request, kept in the operation's config bag: the
+//! One operation's rebound request, kept in the operation's config bag (put
+//! there by [`StartRequest`], the plugin's interceptor): the
 //! orchestrator's hooks see the bag only by reference, so the request sits
 //! behind a mutex. When the operation ends or is dropped, the bag drops it,
 //! and a request that has not ended hands its token back as abandoned.
@@ -6,7 +7,10 @@
 use core::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use aws_smithy_types::config_bag::{Storable, StoreReplace};
+use aws_smithy_runtime_api::box_error::BoxError;
+use aws_smithy_runtime_api::client::interceptors::Intercept;
+use aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationInterceptorContextRef;
+use aws_smithy_types::config_bag::{ConfigBag, Storable, StoreReplace};
 use rebound_runtime::driver::{Attempt, RequestLoop};
 use rebound_runtime::time::SystemClock;
 use rebound_runtime::{GiveUpEvent, RetryEvent, RetryListener};
@@ -86,5 +90,36 @@ impl<S> fmt::Debug for OperationRetry<S> {
         f.debug_struct("OperationRetry")
             .field("state", &state)
             .finish()
+    }
+}
+
+/// Puts a fresh rebound request in each operation's config bag.
+pub(crate) struct StartRequest<S>(core::marker::PhantomData<fn() -> S>);
+
+impl<S> StartRequest<S> {
+    pub(crate) const fn new() -> Self {
+        Self(core::marker::PhantomData)
+    }
+}
+
+impl<S> fmt::Debug for StartRequest<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StartRequest")
+    }
+}
+
+impl<S: Send + Sync + 'static> Intercept for StartRequest<S> {
+    fn name(&self) -> &'static str {
+        "rebound::StartRequest"
+    }
+
+    fn read_before_execution(
+        &self,
+        _context: &BeforeSerializationInterceptorContextRef<'_>,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        cfg.interceptor_state()
+            .store_put(OperationRetry::<S>::new());
+        Ok(())
     }
 }

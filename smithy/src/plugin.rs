@@ -4,29 +4,16 @@
 use core::fmt;
 use core::time::Duration;
 use std::borrow::Cow;
-use std::mem;
 use std::sync::Arc;
 
-use aws_smithy_runtime_api::box_error::BoxError;
-use aws_smithy_runtime_api::client::interceptors::Intercept;
-use aws_smithy_runtime_api::client::interceptors::context::{
-    BeforeSerializationInterceptorContextRef, InterceptorContext,
-};
-use aws_smithy_runtime_api::client::retries::{
-    RetryStrategy as OrchestratorStrategy, ShouldAttempt,
-};
-use aws_smithy_runtime_api::client::runtime_components::{
-    RuntimeComponents, RuntimeComponentsBuilder,
-};
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponentsBuilder;
 use aws_smithy_runtime_api::client::runtime_plugin::RuntimePlugin;
-use aws_smithy_types::config_bag::{ConfigBag, FrozenLayer, Layer};
+use aws_smithy_types::config_bag::{FrozenLayer, Layer};
 use aws_smithy_types::retry::{RetryConfig, RetrySpec};
-use rebound_runtime::driver::{AfterFailure, Next};
 use rebound_runtime::{Retry, RetryListener, RetryStrategy};
 
-use crate::context::classify_attempt;
-use crate::error::RetryStopped;
-use crate::operation::{Loop, OperationRetry, SharedListener, State};
+use crate::operation::{SharedListener, StartRequest};
+use crate::strategy::{Executor, ReboundStrategy};
 
 /// A smithy-rs [`RuntimePlugin`] that makes a rebound strategy the client's
 /// retry strategy: for clients generated with plugins on
@@ -51,7 +38,7 @@ use crate::operation::{Loop, OperationRetry, SharedListener, State};
 /// budget. When rebound refuses an attempt about to be sent (a fail-fast
 /// rate limiter, or a wait for a send permit past the budget), the
 /// orchestrator has no way to return the last failure instead: the
-/// operation fails with [`RetryStopped`] as its error's source, saying how
+/// operation fails with [`RetryStopped`](crate::RetryStopped) as its error's source, saying how
 /// many attempts were made and why.
 ///
 /// # Examples
@@ -128,31 +115,8 @@ where
         Cow::Owned(
             RuntimeComponentsBuilder::new("rebound")
                 .with_retry_strategy(Some(self.strategy.clone()))
-                .with_interceptor(StartRequest::<S>(core::marker::PhantomData)),
+                .with_interceptor(StartRequest::<S>::new()),
         )
-    }
-}
-
-/// The executor settings every operation's request starts from (its
-/// sleeper is unused: the orchestrator sleeps).
-type Executor<S> = Retry<
-    Arc<S>,
-    rebound_runtime::time::DefaultSleeper,
-    rebound_runtime::time::SystemClock,
-    SharedListener,
->;
-
-/// The orchestrator's retry strategy: each hook moves the operation's
-/// request one step.
-struct ReboundStrategy<S> {
-    retry: Executor<S>,
-}
-
-impl<S> Clone for ReboundStrategy<S> {
-    fn clone(&self) -> Self {
-        Self {
-            retry: self.retry.clone(),
-        }
     }
 }
 
@@ -162,127 +126,5 @@ impl<S> Clone for RetryPlugin<S> {
             strategy: self.strategy.clone(),
             config: self.config.clone(),
         }
-    }
-}
-
-impl<S> ReboundStrategy<S>
-where
-    S: RetryStrategy + Send + Sync + 'static,
-{
-    /// What the request says before the next attempt, kept in `state`.
-    fn before_attempt(pending: Loop<S>, state: &mut State<S>) -> Result<ShouldAttempt, BoxError> {
-        match pending.next() {
-            Next::Wait(delay, pending) => {
-                *state = State::Pending(pending);
-                Ok(ShouldAttempt::YesAfterDelay(delay))
-            }
-            Next::Send(attempt) => {
-                *state = State::Sending(attempt);
-                Ok(ShouldAttempt::Yes)
-            }
-            Next::Stop(stopped) => Err(Box::new(RetryStopped::new(stopped))),
-        }
-    }
-}
-
-/// The operation's rebound request, which [`StartRequest`] put in the bag.
-fn operation<S: Send + Sync + 'static>(cfg: &ConfigBag) -> Result<&OperationRetry<S>, BoxError> {
-    cfg.load::<OperationRetry<S>>()
-        .ok_or_else(|| "rebound-smithy: the operation has no retry state: RetryPlugin's interceptor did not run".into())
-}
-
-impl<S> OrchestratorStrategy for ReboundStrategy<S>
-where
-    S: RetryStrategy + fmt::Debug + Send + Sync + 'static,
-{
-    fn should_attempt_initial_request(
-        &self,
-        _components: &RuntimeComponents,
-        cfg: &ConfigBag,
-    ) -> Result<ShouldAttempt, BoxError> {
-        let operation = operation::<S>(cfg)?;
-        let mut state = operation.lock();
-        match mem::replace(&mut *state, State::Ended) {
-            State::Idle => Self::before_attempt(self.retry.clone().into_request(), &mut state),
-            State::Pending(pending) => Self::before_attempt(pending, &mut state),
-            // Asked again before a retry that already has its permit.
-            State::Sending(attempt) => {
-                *state = State::Sending(attempt);
-                Ok(ShouldAttempt::Yes)
-            }
-            State::Ended => Ok(ShouldAttempt::No),
-        }
-    }
-
-    fn should_attempt_retry(
-        &self,
-        context: &InterceptorContext,
-        components: &RuntimeComponents,
-        cfg: &ConfigBag,
-    ) -> Result<ShouldAttempt, BoxError> {
-        let operation = operation::<S>(cfg)?;
-        let mut state = operation.lock();
-        let attempt = match mem::replace(&mut *state, State::Ended) {
-            State::Sending(attempt) => attempt,
-            // Sent without asking for a permit (a retry behaviour before
-            // 2.1 set after the plugin's): take it now if it is free.
-            State::Pending(pending) => match pending.next() {
-                Next::Send(attempt) => attempt,
-                _ => return Ok(ShouldAttempt::No),
-            },
-            State::Idle | State::Ended => return Ok(ShouldAttempt::No),
-        };
-        let error = match context.output_or_error() {
-            Some(Err(error)) => error,
-            Some(Ok(_)) => {
-                attempt.succeeded();
-                return Ok(ShouldAttempt::No);
-            }
-            // No outcome to judge: the request ends here.
-            None => return Ok(ShouldAttempt::No),
-        };
-        let failure = classify_attempt(context, error, components);
-        match attempt.failed(&failure) {
-            AfterFailure::Retry(pending) => match Self::before_attempt(pending, &mut state) {
-                Ok(should) => Ok(should),
-                // Stopped before the retry (the budget): the last failure is
-                // what the operation returns.
-                Err(_) => Ok(ShouldAttempt::No),
-            },
-            AfterFailure::Stop(_) => Ok(ShouldAttempt::No),
-        }
-    }
-}
-
-impl<S: fmt::Debug> fmt::Debug for ReboundStrategy<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ReboundStrategy")
-            .field("strategy", self.retry.strategy())
-            .finish_non_exhaustive()
-    }
-}
-
-/// Puts a fresh rebound request in each operation's config bag.
-struct StartRequest<S>(core::marker::PhantomData<fn() -> S>);
-
-impl<S> fmt::Debug for StartRequest<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("StartRequest")
-    }
-}
-
-impl<S: Send + Sync + 'static> Intercept for StartRequest<S> {
-    fn name(&self) -> &'static str {
-        "rebound::StartRequest"
-    }
-
-    fn read_before_execution(
-        &self,
-        _context: &BeforeSerializationInterceptorContextRef<'_>,
-        cfg: &mut ConfigBag,
-    ) -> Result<(), BoxError> {
-        cfg.interceptor_state()
-            .store_put(OperationRetry::<S>::new());
-        Ok(())
     }
 }
