@@ -464,7 +464,8 @@ fn compact(mut traits: Traits) -> Traits {
 /// done after its mixins, copying their members first (in mixin order, a
 /// later one replacing an earlier one of the same name in place), then its
 /// own; their traits under its own, `@mixin` itself not inherited. Checks
-/// that every mixin is a shape of the model, and that mixins form no cycle
+/// that every mixin is a shape of the model with the `@mixin` trait and the
+/// type of the shape using it (`check_mixin`), and that mixins form no cycle
 /// and nest at most [`MAX_MIXIN_DEPTH`] deep, walking them iteratively so
 /// that a long chain cannot overflow the stack. Returns the members lists
 /// and maps inherit, by shape index.
@@ -497,22 +498,19 @@ fn apply_mixins(
         while let Some(&mut (node, ref mut next)) = stack.last_mut() {
             let id = shapes.get_index(node).map_or("", |(id, _)| id.as_str());
             if let Some(mixin) = mixins[node].get(*next) {
-                let Some(target) = shapes.get_index_of(mixin) else {
+                let at = pointer(&["shapes", id, "mixins", &next.to_string(), "target"]);
+                let Some((target, _, mixin_shape)) = shapes.get_full(mixin) else {
                     return Err(CodegenError::new(
                         origin,
                         ErrorKind::MissingShape {
                             shape: id.to_owned(),
-                            pointer: pointer(&[
-                                "shapes",
-                                id,
-                                "mixins",
-                                &next.to_string(),
-                                "target",
-                            ]),
+                            pointer: at,
                             target: mixin.clone(),
                         },
                     ));
                 };
+                check_mixin(&shapes[node], mixin_shape, at)
+                    .map_err(|kind| CodegenError::new(origin, kind))?;
                 *next += 1;
                 match state[target] {
                     Visit::Open => {
@@ -565,19 +563,10 @@ fn apply_mixins(
                     .filter(|(name, _)| *name != "smithy.api#mixin");
                 traits.extend(mixin_traits.map(|(name, value)| (name.clone(), value.clone())));
             }
+            // A list's or map's mixins are lists or maps (`check_mixin`), whose
+            // members `check_collection` checked: they hold no other names.
             if matches!(shape_type, ShapeType::List | ShapeType::Map) {
-                let id = shapes.get_index(node).map_or("", |(id, _)| id.as_str());
-                let allowed = collection_member_names(shape_type);
-                if let Some(name) = members.keys().find(|n| !allowed.contains(&n.as_str())) {
-                    return Err(invalid(
-                        id,
-                        format!(
-                            "{}, not `{name}` (from its mixins)",
-                            only_members(shape_type)
-                        ),
-                    ));
-                }
-                for &name in allowed {
+                for &name in collection_member_names(shape_type) {
                     if members.contains_key(name) && !own_members.iter().any(|m| m.name == name) {
                         inherited.insert((node, name));
                     }
@@ -597,6 +586,29 @@ fn apply_mixins(
         }
     }
     Ok(inherited)
+}
+
+/// `mixin` may be a mixin of `shape`, as Smithy requires: it carries the
+/// `@mixin` trait and has the same shape type. `at` is the JSON pointer of
+/// the reference.
+fn check_mixin(shape: &Shape, mixin: &Shape, at: String) -> Result<(), ErrorKind> {
+    if !mixin.has_trait("smithy.api#mixin") {
+        return Err(ErrorKind::NotAMixin {
+            shape: shape.id.clone(),
+            pointer: at,
+            mixin: mixin.id.clone(),
+        });
+    }
+    if mixin.shape_type != shape.shape_type {
+        return Err(ErrorKind::MixinTypeMismatch {
+            shape: shape.id.clone(),
+            pointer: at,
+            shape_type: shape.shape_type.name(),
+            mixin: mixin.id.clone(),
+            mixin_type: mixin.shape_type.name(),
+        });
+    }
+    Ok(())
 }
 
 /// The members a list (`member`) or map (`key`, `value`) may have.
@@ -1005,8 +1017,10 @@ mod tests {
     fn mixin_cycles_and_missing_mixins() {
         let (shape, pointer, message) = invalid(
             r#"{"smithy": "2.0", "shapes": {
-                "ex#A": {"type": "structure", "mixins": [{"target": "ex#B"}]},
-                "ex#B": {"type": "structure", "mixins": [{"target": "ex#A"}]}
+                "ex#A": {"type": "structure", "mixins": [{"target": "ex#B"}],
+                         "traits": {"smithy.api#mixin": {}}},
+                "ex#B": {"type": "structure", "mixins": [{"target": "ex#A"}],
+                         "traits": {"smithy.api#mixin": {}}}
             }}"#,
         );
         assert_eq!(
@@ -1112,20 +1126,21 @@ mod tests {
                 "a list declares its member as `member`, not under `members`"
             )
         );
-        let (shape, pointer, message) = invalid(
+        // A structure's members cannot reach a list through a mixin.
+        let err = parse(
+            "m",
             r#"{"smithy": "2.0", "shapes": {
                 "ex#L": {"type": "list", "mixins": [{"target": "ex#S"}]},
                 "ex#S": {"type": "structure", "members": {"member": {"target": "smithy.api#String"},
-                                                          "extra": {"target": "smithy.api#String"}}}
+                                                          "extra": {"target": "smithy.api#String"}},
+                         "traits": {"smithy.api#mixin": {}}}
             }}"#,
-        );
-        assert_eq!(
-            (shape.as_str(), pointer.as_str(), message.as_str()),
-            (
-                "ex#L",
-                "/shapes/ex#L/mixins",
-                "a list's only member is `member`, not `extra` (from its mixins)"
-            )
+        )
+        .expect_err("a structure mixin");
+        assert!(
+            matches!(err.kind(), ErrorKind::MixinTypeMismatch { shape, mixin, .. }
+                if shape == "ex#L" && mixin == "ex#S"),
+            "{err:?}"
         );
         let (_, pointer, message) = invalid(
             r#"{"smithy": "2.0", "shapes": {
