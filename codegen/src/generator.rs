@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::ast;
 use crate::emit::{EmitError, Emitter};
 use crate::error::{CodegenError, ErrorKind};
+use crate::output::write_output_with;
 use crate::service::ServiceView;
 
 /// Generates the Rust file of a Smithy service.
@@ -186,7 +187,7 @@ impl Generator {
     /// Generates the file of [`generate`](Self::generate) into `path`:
     /// nothing is written unless generation succeeds; a regular file is
     /// replaced in one step, a device or FIFO written through, a symbolic
-    /// link followed ([`write_output`]).
+    /// link followed ([`write_output`](crate::write_output)).
     ///
     /// # Errors
     ///
@@ -353,126 +354,4 @@ fn rustfmt(source: &str) -> Result<String, String> {
         return Err(String::from_utf8_lossy(&output.stderr).trim().to_owned());
     }
     String::from_utf8(output.stdout).map_err(|e| e.to_string())
-}
-
-/// Writes `contents` to the output `path`: atomically when it is a regular
-/// file (or does not exist yet), straight through when it is a device or a
-/// FIFO, and never by replacing anything but a regular file.
-///
-/// - A symbolic link is followed, link by link, to its final target, and
-///   that target is written: the link stays a link and points at the new
-///   contents, as with the shell's `> link`. A dangling link creates the
-///   file it names.
-/// - A regular file, or no file: `contents` go to a temporary file in the
-///   target's directory, renamed over the target once complete. Readers
-///   never see a partial file, and a failed write leaves no file behind.
-/// - A character or block device or a FIFO (`/dev/null`, `/dev/stdout`, a
-///   named pipe): opened for writing, without creating or truncating it, and
-///   written to. Opening a FIFO waits for a reader, as `> fifo` does.
-/// - A directory or a socket: an error; nothing is written.
-///
-/// `path` is a path only: `-` is a file named `-` (the CLI reads `-o -` as
-/// standard output before calling this).
-///
-/// Where there are no Unix file types, anything that exists and is neither
-/// a regular file nor a directory is written through.
-///
-/// # Errors
-///
-/// The target is a directory or a socket, a link chain is too long (a
-/// loop), the directory is not writable, the disk is full, the rename or
-/// the write fails.
-pub fn write_output(path: &Path, contents: &str) -> std::io::Result<()> {
-    write_output_with(path, |out| out.write_all(contents.as_bytes()))
-}
-
-/// [`write_output`], the contents written by `write` (when it fails, a
-/// regular file is left as it was; a device or FIFO may have had part of
-/// them).
-fn write_output_with(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let (target, metadata) = resolve_links(path)?;
-    match metadata {
-        None => write_atomically(&target, write),
-        Some(metadata) if metadata.is_file() => write_atomically(&target, write),
-        Some(metadata) if metadata.is_dir() => Err(std::io::ErrorKind::IsADirectory.into()),
-        Some(metadata) if is_socket(&metadata) => Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "is a socket, not a file",
-        )),
-        Some(_) => write(&mut std::fs::OpenOptions::new().write(true).open(&target)?),
-    }
-}
-
-/// The most links [`resolve_links`] follows, Linux's limit for one path.
-const MAX_LINKS: usize = 40;
-
-/// `path` with its symbolic links followed to the final target, and that
-/// target's metadata (`None` when it does not exist). The final target is
-/// the path to write, so a link keeps pointing at the new file. Links are
-/// read one by one rather than through `canonicalize`, which fails on a
-/// dangling link; a relative link is relative to the link's directory.
-fn resolve_links(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
-    let mut target = path.to_owned();
-    for _ in 0..=MAX_LINKS {
-        let metadata = match std::fs::symlink_metadata(&target) {
-            Ok(metadata) => metadata,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((target, None)),
-            Err(e) => return Err(e),
-        };
-        if !metadata.file_type().is_symlink() {
-            return Ok((target, Some(metadata)));
-        }
-        let link = std::fs::read_link(&target)?;
-        target = match target.parent() {
-            Some(dir) => dir.join(link),
-            None => link,
-        };
-    }
-    Err(std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        format!(
-            "more than {MAX_LINKS} symbolic links from {} (a loop?)",
-            path.display()
-        ),
-    ))
-}
-
-#[cfg(unix)]
-fn is_socket(metadata: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    metadata.file_type().is_socket()
-}
-
-#[cfg(not(unix))]
-fn is_socket(_metadata: &std::fs::Metadata) -> bool {
-    false
-}
-
-/// Writes to `path` through a temporary file in the same directory (`write`
-/// fills it), renamed over `path` once complete. `path` is a regular file or
-/// missing ([`write_output`] checks).
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    // A new file gets the mode any new file gets (0o666 less the umask), a
-    // replaced one keeps its own; not `tempfile`'s private 0o600.
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut file = builder.tempfile_in(dir)?;
-    if let Ok(existing) = std::fs::metadata(path) {
-        file.as_file().set_permissions(existing.permissions())?;
-    }
-    write(&mut file)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }

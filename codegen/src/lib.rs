@@ -115,10 +115,12 @@ mod error;
 mod generator;
 mod identifiers;
 mod names;
+mod output;
 mod plugin;
 mod service;
 mod traits;
 
 pub use error::{CodegenError, ErrorKind};
-pub use generator::{GeneratedService, Generator, write_output};
+pub use generator::{GeneratedService, Generator};
+pub use output::{NotAFile, write_output};
 pub use plugin::{PluginEnv, run_plugin};
