@@ -36,6 +36,16 @@ impl ListItem<'_> {
     }
 }
 
+/// A module: `frame`, with [`ITEM_MARKER`] standing for its `items`, each
+/// formatted (and written) on its own.
+pub(super) struct ModuleItem<'a> {
+    pub(super) frame: TokenStream,
+    pub(super) items: Vec<ListItem<'a>>,
+}
+
+/// An item standing for a module's items (see [`ModuleItem`]), as it
+/// formats.
+pub(super) const ITEM_MARKER: &str = "fn rebound_codegen_items() {}";
 /// A variant standing for a list of variants (see [`ListItem::marker`]).
 pub(super) const VARIANT_MARKER: &str = "ReboundCodegenEntries,";
 /// A match arm standing for a list of arms.
@@ -55,11 +65,12 @@ impl<'m> Emitter<'_, 'm> {
         self.error_enum(ident("Error"), docs, &view.errors, quote!(self::))
     }
 
-    /// `operation::*`: a module per operation.
-    pub(super) fn operations(&self) -> impl Iterator<Item = TokenStream> {
+    /// `operation::*`: a module per operation, its error enum and
+    /// `From` impl as list items.
+    pub(super) fn operations(&self) -> impl Iterator<Item = ModuleItem<'_>> {
         let view = self.view;
         // The service's variant names, computed once for all operations.
-        let service_variants = self.variant_names(&view.errors);
+        let service_variants = std::rc::Rc::new(self.variant_names(&view.errors));
         view.operations.iter().map(move |op| {
             let module = ident(&op.module);
             let name = ident(&op.type_name);
@@ -72,20 +83,40 @@ impl<'m> Emitter<'_, 'm> {
                 code(op_name),
                 code("Unhandled")
             );
-            let error_enum: TokenStream = self
-                .error_enum(name.clone(), enum_docs, &op.errors, quote!(super::super::))
-                .iter()
-                .map(ListItem::whole)
-                .collect();
+            let mut items =
+                self.error_enum(name.clone(), enum_docs, &op.errors, quote!(super::super::));
             let variants = self.variant_names(&op.errors);
-            let arms = op.errors.iter().map(|error| {
-                let from = ident(&variants[&error.id]);
-                let to = ident(&service_variants[&error.id]);
-                quote!(#name::#from(error) => Self::#to(error),)
-            });
             let unhandled = ident(&variants["\0unhandled"]);
             let service_unhandled = ident(&service_variants["\0unhandled"]);
-            quote! {
+            let from = {
+                let (name, service_variants) =
+                    (name.clone(), std::rc::Rc::clone(&service_variants));
+                Box::new(move |i: usize| {
+                    let error = op.errors[i];
+                    let from = ident(&variants[&error.id]);
+                    let to = ident(&service_variants[&error.id]);
+                    quote!(#name::#from(error) => Self::#to(error),)
+                })
+            };
+            items.push(ListItem {
+                marker: ARM_MARKER,
+                len: op.errors.len(),
+                entry: from,
+                frame: Box::new(move |arms| {
+                    quote! {
+                        #[allow(clippy::too_many_lines)]
+                        impl ::std::convert::From<#name> for super::super::Error {
+                            fn from(error: #name) -> Self {
+                                match error {
+                                    #arms
+                                    #name::#unhandled(error) => Self::#service_unhandled(error),
+                                }
+                            }
+                        }
+                    }
+                }),
+            });
+            let frame = quote! {
                 #docs
                 pub mod #module {
                     /// The operation's name in the model.
@@ -95,19 +126,10 @@ impl<'m> Emitter<'_, 'm> {
                     /// The operation is `@idempotent`: repeating it has the effect of doing it once.
                     pub const IDEMPOTENT: bool = #idempotent;
 
-                    #error_enum
-
-                    #[allow(clippy::too_many_lines)]
-                    impl ::std::convert::From<#name> for super::super::Error {
-                        fn from(error: #name) -> Self {
-                            match error {
-                                #(#arms)*
-                                #name::#unhandled(error) => Self::#service_unhandled(error),
-                            }
-                        }
-                    }
+                    fn rebound_codegen_items() {}
                 }
-            }
+            };
+            ModuleItem { frame, items }
         })
     }
 

@@ -91,8 +91,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
         push_str(out, &header)?;
         push_items(out, 0, self.constants())?;
         for item in self.service_error() {
-            let entries = (0..item.len).map(&item.entry);
-            push_list(out, &item.frame, item.marker, entries)?;
+            push_list_item(out, 0, &item)?;
         }
         push_items(out, 0, self.unhandled())?;
 
@@ -125,8 +124,8 @@ impl<'v, 'm> Emitter<'v, 'm> {
              clippy::large_enum_variant,\n    clippy::doc_markdown,\n    clippy::doc_link_with_quotes\n)]\n\
              pub mod operation {\n",
         )?;
-        for item in self.operations() {
-            push_items(out, 1, item)?;
+        for module in self.operations() {
+            push_module(out, 1, &module)?;
         }
         push_str(out, "}\n")?;
         push_items(out, 0, self.tail())
@@ -453,27 +452,43 @@ fn format_items(depth: usize, tokens: TokenStream) -> Result<String, String> {
 /// How many entries of a list [`push_list`] formats at a time.
 const BATCH: usize = 256;
 
-/// Appends the top-level item that `item` makes around a list of `entries`
-/// (enum variants, match arms), as [`push_items`] would format it whole,
-/// but a batch of entries at a time, so that a list of any length needs
-/// little memory. `prettyplease` writes each variant and arm on lines of
-/// its own whatever the others: the item is formatted once with `marker`
-/// as its only entry, which gives the text before and after the list; then
-/// once per batch, of which the lines in between are kept (the text around
-/// them checked to be the same).
-fn push_list(
+/// Appends `module` `depth` modules deep, as [`push_items`] would format it
+/// whole, but each of its items on its own: the frame is formatted with
+/// [`ITEM_MARKER`](dispatch::ITEM_MARKER) standing for the items, which
+/// gives the text before and after them; each item is written in between
+/// by [`push_list_item`], one level deeper.
+fn push_module(
     out: &mut dyn Write,
-    item: impl Fn(TokenStream) -> TokenStream,
-    marker: &str,
-    entries: impl Iterator<Item = TokenStream>,
+    depth: usize,
+    module: &dispatch::ModuleItem<'_>,
 ) -> Result<(), EmitError> {
-    let mut entries = entries.peekable();
-    let mut batch: TokenStream = entries.by_ref().take(BATCH).collect();
-    if entries.peek().is_none() {
-        return push_items(out, 0, item(batch));
+    let (before, after) = split_at_marker(depth, module.frame.clone(), dispatch::ITEM_MARKER)?;
+    push_str(out, &before)?;
+    for item in &module.items {
+        push_list_item(out, depth + 1, item)?;
     }
-    let marker_tokens = marker.parse().map_err(|e| format!("{e}"))?;
-    let framed = format_items(0, item(marker_tokens))?;
+    push_str(out, &after)
+}
+
+/// Appends `item` (a frame around a list of entries) `depth` modules deep,
+/// a batch of entries at a time ([`push_list`]).
+fn push_list_item(
+    out: &mut dyn Write,
+    depth: usize,
+    item: &dispatch::ListItem<'_>,
+) -> Result<(), EmitError> {
+    let entries = (0..item.len).map(&item.entry);
+    push_list(out, depth, &item.frame, item.marker, entries)
+}
+
+/// `tokens` formatted `depth` modules deep ([`format_items`]), cut at the
+/// line that is `marker` alone: the text before it and after it.
+fn split_at_marker(
+    depth: usize,
+    tokens: TokenStream,
+    marker: &str,
+) -> Result<(String, String), EmitError> {
+    let framed = format_items(depth, tokens)?;
     let lines: Vec<&str> = framed.split_inclusive('\n').collect();
     let mut at = (0..lines.len()).filter(|&i| lines[i].trim() == marker);
     let (Some(at), None) = (at.next(), at.next()) else {
@@ -481,11 +496,35 @@ fn push_list(
             "the marker of a list of entries is not on one line of its own".to_owned(),
         ));
     };
-    let (before, after) = (lines[..at].concat(), lines[at + 1..].concat());
+    Ok((lines[..at].concat(), lines[at + 1..].concat()))
+}
+
+/// Appends the item that `item` makes around a list of `entries` (enum
+/// variants, match arms), `depth` modules deep, as [`push_items`] would
+/// format it whole, but a batch of entries at a time, so that a list of any
+/// length needs little memory. `prettyplease` writes each variant and arm
+/// on lines of its own whatever the others: the item is formatted once with
+/// `marker` as its only entry, which gives the text before and after the
+/// list; then once per batch, of which the lines in between are kept (the
+/// text around them checked to be the same).
+fn push_list(
+    out: &mut dyn Write,
+    depth: usize,
+    item: impl Fn(TokenStream) -> TokenStream,
+    marker: &str,
+    entries: impl Iterator<Item = TokenStream>,
+) -> Result<(), EmitError> {
+    let mut entries = entries.peekable();
+    let mut batch: TokenStream = entries.by_ref().take(BATCH).collect();
+    if entries.peek().is_none() {
+        return push_items(out, depth, item(batch));
+    }
+    let marker_tokens = marker.parse().map_err(|e| format!("{e}"))?;
+    let (before, after) = split_at_marker(depth, item(marker_tokens), marker)?;
     push_str(out, &before)?;
     loop {
         if !batch.is_empty() {
-            let text = format_items(0, item(batch))?;
+            let text = format_items(depth, item(batch))?;
             let between = text
                 .strip_prefix(before.as_str())
                 .and_then(|text| text.strip_suffix(after.as_str()))
@@ -654,8 +693,8 @@ mod tests {
         let (mut whole, mut batched) = (Vec::new(), Vec::new());
         push_items(&mut whole, 0, enum_item(variants().collect())).expect("formats");
         push_items(&mut whole, 0, impl_item(arms().collect())).expect("formats");
-        push_list(&mut batched, enum_item, VARIANT_MARKER, variants()).expect("formats");
-        push_list(&mut batched, impl_item, ARM_MARKER, arms()).expect("formats");
+        push_list(&mut batched, 0, enum_item, VARIANT_MARKER, variants()).expect("formats");
+        push_list(&mut batched, 0, impl_item, ARM_MARKER, arms()).expect("formats");
         let (whole, batched) = (
             String::from_utf8(whole).expect("UTF-8"),
             String::from_utf8(batched).expect("UTF-8"),
