@@ -29,13 +29,6 @@ pub(super) struct ListItem<'a> {
     pub(super) frame: Box<dyn Fn(TokenStream) -> TokenStream + 'a>,
 }
 
-impl ListItem<'_> {
-    /// The item with every entry.
-    pub(super) fn whole(&self) -> TokenStream {
-        (self.frame)((0..self.len).map(&self.entry).collect())
-    }
-}
-
 /// A module: `frame`, with [`ITEM_MARKER`] standing for its `items`, each
 /// formatted (and written) on its own.
 pub(super) struct ModuleItem<'a> {
@@ -51,7 +44,7 @@ pub(super) const VARIANT_MARKER: &str = "ReboundCodegenEntries,";
 /// A match arm standing for a list of arms.
 pub(super) const ARM_MARKER: &str = "rebound_codegen_entries => {}";
 /// A method standing for a list of methods.
-const METHOD_MARKER: &str = "fn rebound_codegen_entries() {}";
+pub(super) const METHOD_MARKER: &str = "fn rebound_codegen_entries() {}";
 
 impl<'m> Emitter<'_, 'm> {
     /// The service-wide `Error`, as list items.

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
-use super::{Emitter, Here, code, deprecated, doc_attrs, ident, is_required, member_docs};
+use super::dispatch::{ListItem, METHOD_MARKER};
+use super::{Emitter, Here, code, deprecated, doc_attrs, ident, is_required, member_docs, whole};
 use crate::ast::{Member, Shape, ShapeType};
 use crate::names::unraw;
 use crate::traits::{Because, ErrorAttributes, Fault, Retryable};
@@ -50,15 +51,16 @@ const RESERVED_METHODS: &[&str] = &[
 ];
 
 impl Emitter<'_, '_> {
-    /// The items of `types::error`: a struct per error, then an enum per
-    /// event stream.
-    pub(super) fn error_types(&self) -> impl Iterator<Item = TokenStream> {
+    /// The items of `types::error`: those of a struct per error, then of an
+    /// enum per event stream, each list (fields, methods, variants, arms) a
+    /// batch of entries at a time.
+    pub(super) fn error_types(&self) -> impl Iterator<Item = Vec<ListItem<'_>>> {
         let view = self.view;
         let structs = view
             .errors
             .iter()
             .chain(&view.member_errors)
-            .map(|shape| self.error_struct(shape));
+            .map(|&shape| self.error_struct(shape));
         let streams = view.event_streams.iter().map(|stream| {
             let docs = format!(
                 "The errors the {} event stream can carry, and {} for the others.",
@@ -67,9 +69,6 @@ impl Emitter<'_, '_> {
             );
             let name = ident(&stream.type_name);
             self.error_enum(name, docs, &stream.errors, quote!(super::super::))
-                .iter()
-                .map(super::dispatch::ListItem::whole)
-                .collect()
         });
         structs.chain(streams)
     }
@@ -79,7 +78,10 @@ impl Emitter<'_, '_> {
         ErrorAttributes::of(shape, self.aws_rules)
     }
 
-    fn error_struct(&self, shape: &Shape) -> TokenStream {
+    /// An error struct, its fields as list entries; its `Default` and
+    /// `Debug` impls when it has its own; its methods, the getters and
+    /// setters as list entries; its trait impls.
+    fn error_struct<'a>(&'a self, shape: &'a Shape) -> Vec<ListItem<'a>> {
         let krate = &self.krate;
         let krate_attr = &self.krate_attr;
         let rust_name = self.view.rust_name(shape);
@@ -107,7 +109,7 @@ impl Emitter<'_, '_> {
         });
         let error_code = &attrs.code;
         let retry_after = self.retry_after_member(shape).map(|m| m.name.clone());
-        let fields = self.fields(shape, Here::TypesError, |member| {
+        let fields = self.field_entries(shape, Here::TypesError, move |member| {
             if retry_after.as_deref() == Some(member.name.as_str()) {
                 quote!(#[retry_after])
             } else {
@@ -118,10 +120,7 @@ impl Emitter<'_, '_> {
         let (derive_debug, debug_impl) = self.debug_impl(shape, &name);
         let display = self.display(shape, unraw(rust_name));
         let deprecated = deprecated(shape);
-        let accessors = self.accessors(shape);
-        let setters = self.setters(shape);
-        let message = self.message_accessor(shape);
-        quote! {
+        let head = quote! {
             #docs
             #aws_note
             #[derive(#derive_debug ::std::clone::Clone, ::std::cmp::PartialEq, #derive_default #krate::RetryInfo)]
@@ -132,28 +131,8 @@ impl Emitter<'_, '_> {
             #[error_code(#error_code)]
             #[non_exhaustive]
             #deprecated
-            pub struct #name {
-                #fields
-            }
-
-            #default_impl
-            #debug_impl
-
-            impl #name {
-                #message
-
-                #accessors
-
-                #setters
-
-                /// The error with this response metadata (code, request ID, HTTP status).
-                #[must_use]
-                pub fn with_meta(mut self, meta: #krate::ErrorMetadata) -> Self {
-                    self.meta = meta;
-                    self
-                }
-            }
-
+        };
+        let traits = quote! {
             impl #krate::ProvideErrorMetadata for #name {
                 fn meta(&self) -> &#krate::ErrorMetadata {
                     &self.meta
@@ -171,6 +150,51 @@ impl Emitter<'_, '_> {
             }
 
             impl ::std::error::Error for #name {}
+        };
+        vec![
+            self.struct_item(shape, head, name.clone(), fields),
+            whole(quote!(#default_impl #debug_impl)),
+            self.methods(shape, name),
+            whole(traits),
+        ]
+    }
+
+    /// `impl Error { ... }`: `message()`, a getter and a setter per member
+    /// (as list entries, [`getters`](Self::getters) then
+    /// [`setters`](Self::setters)), `with_meta`.
+    fn methods<'a>(&'a self, shape: &'a Shape, name: Ident) -> ListItem<'a> {
+        let krate = self.krate.clone();
+        let message = self.message_accessor(shape);
+        let fields = std::rc::Rc::new(self.field_idents(shape));
+        let getters = self.getters(shape, std::rc::Rc::clone(&fields));
+        let setters = self.setters(shape, fields);
+        let (len, getter_count) = (getters.len() + setters.len(), getters.len());
+        ListItem {
+            marker: METHOD_MARKER,
+            len,
+            entry: Box::new(move |i| {
+                if i < getter_count {
+                    getters[i]()
+                } else {
+                    setters[i - getter_count]()
+                }
+            }),
+            frame: Box::new(move |methods| {
+                quote! {
+                    impl #name {
+                        #message
+
+                        #methods
+
+                        /// The error with this response metadata (code, request ID, HTTP status).
+                        #[must_use]
+                        pub fn with_meta(mut self, meta: #krate::ErrorMetadata) -> Self {
+                            self.meta = meta;
+                            self
+                        }
+                    }
+                }
+            }),
         }
     }
 
@@ -198,15 +222,20 @@ impl Emitter<'_, '_> {
 
     /// A getter per member, named as its field, unless the name is one of
     /// the methods an error already has (`message`, `meta`, `code`,
-    /// `fault`, ...): calling it would reach the getter instead.
-    fn accessors(&self, shape: &Shape) -> TokenStream {
-        let getters = shape
-            .members
-            .iter()
-            .zip(self.field_idents(shape))
-            .filter(|(_, field)| !RESERVED_METHODS.contains(&unraw(&field.to_string())))
-            .map(|(member, field)| {
-                let (ty, body) = self.getter(shape, member, &field);
+    /// `fault`, ...): calling it would reach the getter instead. Each makes
+    /// its method's tokens when called.
+    fn getters<'a>(
+        &'a self,
+        shape: &'a Shape,
+        fields: std::rc::Rc<Vec<Ident>>,
+    ) -> Vec<Box<dyn Fn() -> TokenStream + 'a>> {
+        let kept = (0..shape.members.len())
+            .filter(|&i| !RESERVED_METHODS.contains(&unraw(&fields[i].to_string())));
+        kept.map(|i| {
+            let fields = std::rc::Rc::clone(&fields);
+            Box::new(move || {
+                let (member, field) = (&shape.members[i], &fields[i]);
+                let (ty, body) = self.getter(shape, member, field);
                 let docs = member_docs(member);
                 quote! {
                     #docs
@@ -215,30 +244,34 @@ impl Emitter<'_, '_> {
                         #body
                     }
                 }
-            });
-        quote!(#(#getters)*)
+            }) as Box<dyn Fn() -> TokenStream + 'a>
+        })
+        .collect()
     }
 
     /// `with_<field>(value)` per member: the error with the member set, so
     /// that code outside the crate can build one (the struct is
-    /// `#[non_exhaustive]`); none where a getter has that name.
-    fn setters(&self, shape: &Shape) -> TokenStream {
-        let fields = self.field_idents(shape);
+    /// `#[non_exhaustive]`); none where a getter has that name. Each makes
+    /// its method's tokens when called.
+    fn setters<'a>(
+        &'a self,
+        shape: &'a Shape,
+        fields: std::rc::Rc<Vec<Ident>>,
+    ) -> Vec<Box<dyn Fn() -> TokenStream + 'a>> {
         let getters: HashSet<String> = fields
             .iter()
             .map(|f| unraw(&f.to_string()).to_owned())
             .collect();
-        let setters = shape
-            .members
-            .iter()
-            .zip(&fields)
-            .filter_map(|(member, field)| {
-                let name = format!("with_{}", unraw(&field.to_string()));
-                // A member named `with_x` has a getter of that name: the
-                // member `x` then has no setter (its field is public).
-                (!getters.contains(&name) && name != "with_meta").then_some((member, field, name))
-            })
-            .map(|(member, field, name)| {
+        let kept = (0..shape.members.len()).filter_map(|i| {
+            let name = format!("with_{}", unraw(&fields[i].to_string()));
+            // A member named `with_x` has a getter of that name: the
+            // member `x` then has no setter (its field is public).
+            (!getters.contains(&name) && name != "with_meta").then_some((i, name))
+        });
+        kept.map(|(i, name)| {
+            let fields = std::rc::Rc::clone(&fields);
+            Box::new(move || {
+                let (member, field) = (&shape.members[i], &fields[i]);
                 let name = ident(&name);
                 let ty = self.type_of(&member.target, Here::TypesError);
                 let mut value = quote!(value.into());
@@ -257,8 +290,9 @@ impl Emitter<'_, '_> {
                         self
                     }
                 }
-            });
-        quote!(#(#setters)*)
+            }) as Box<dyn Fn() -> TokenStream + 'a>
+        })
+        .collect()
     }
 
     /// The return type and body of the getter of `member`: `&str`,

@@ -14,6 +14,7 @@ use std::io::Write;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
+use self::dispatch::ListItem;
 use crate::ast::{Member, Shape, ShapeType};
 use crate::docs::doc_lines;
 use crate::service::ServiceView;
@@ -102,8 +103,10 @@ impl<'v, 'm> Emitter<'v, 'm> {
              clippy::large_enum_variant,\n    clippy::doc_markdown,\n    clippy::doc_link_with_quotes\n)]\n\
              pub mod types {\n",
         )?;
-        for item in self.member_types() {
-            push_items(out, 1, item)?;
+        for items in self.member_types() {
+            for item in &items {
+                push_list_item(out, 1, item)?;
+            }
         }
         push_str(
             out,
@@ -111,8 +114,10 @@ impl<'v, 'm> Emitter<'v, 'm> {
                  #[allow(non_camel_case_types, clippy::upper_case_acronyms)]\n    \
                  pub mod error {\n",
         )?;
-        for item in self.error_types() {
-            push_items(out, 2, item)?;
+        for items in self.error_types() {
+            for item in &items {
+                push_list_item(out, 2, item)?;
+            }
         }
         push_str(out, "    }\n}\n")?;
 
@@ -280,16 +285,18 @@ impl<'v, 'm> Emitter<'v, 'm> {
         self.field_idents(shape).swap_remove(index)
     }
 
-    /// The fields of a structure, with their docs; an error's end with its
-    /// `meta`.
-    fn fields(
-        &self,
-        shape: &Shape,
+    /// The fields of a structure, with their docs, as the entries of a
+    /// list: entry `i` is member `i`'s field ([`struct_item`] puts an
+    /// error's `meta` after them).
+    fn field_entries<'a>(
+        &'a self,
+        shape: &'a Shape,
         here: Here,
-        extra: impl Fn(&Member) -> TokenStream,
-    ) -> TokenStream {
+        extra: impl Fn(&Member) -> TokenStream + 'a,
+    ) -> Box<dyn Fn(usize) -> TokenStream + 'a> {
         let names = self.field_idents(shape);
-        let fields = shape.members.iter().zip(names).map(|(member, name)| {
+        Box::new(move |i| {
+            let (member, name) = (&shape.members[i], &names[i]);
             let ty = self.field_type(shape, member, here);
             let docs = member_docs(member);
             let extra = extra(member);
@@ -298,7 +305,19 @@ impl<'v, 'm> Emitter<'v, 'm> {
                 #extra
                 pub #name: #ty,
             }
-        });
+        })
+    }
+
+    /// A structure's definition as a list item, `head` (its docs and
+    /// attributes) before it and its fields as entries ([`field_entries`]);
+    /// an error's end with its `meta`.
+    fn struct_item<'a>(
+        &'a self,
+        shape: &'a Shape,
+        head: TokenStream,
+        name: Ident,
+        fields: Box<dyn Fn(usize) -> TokenStream + 'a>,
+    ) -> ListItem<'a> {
         let krate = &self.krate;
         let meta = self.view.is_error(&shape.id).then(|| {
             quote! {
@@ -308,7 +327,20 @@ impl<'v, 'm> Emitter<'v, 'm> {
                 pub(crate) meta: #krate::ErrorMetadata,
             }
         });
-        quote!(#(#fields)* #meta)
+        ListItem {
+            marker: FIELD_MARKER,
+            len: shape.members.len(),
+            entry: fields,
+            frame: Box::new(move |fields| {
+                quote! {
+                    #head
+                    pub struct #name {
+                        #fields
+                        #meta
+                    }
+                }
+            }),
+        }
     }
 
     /// `#[derive(Default)]`, or an `impl Default` when a required member is
@@ -543,6 +575,19 @@ fn push_list(
     push_str(out, &after)
 }
 
+/// A field standing for a list of fields (see [`ListItem::marker`]).
+const FIELD_MARKER: &str = "pub rebound_codegen_entries: (),";
+
+/// `tokens` (whole items) as a list item without entries.
+fn whole<'a>(tokens: TokenStream) -> ListItem<'a> {
+    ListItem {
+        marker: "",
+        len: 0,
+        entry: Box::new(|_| TokenStream::new()),
+        frame: Box::new(move |_| tokens.clone()),
+    }
+}
+
 /// `#[deprecated]` from `@deprecated` (its `message` and `since`).
 fn deprecated(shape: &Shape) -> TokenStream {
     let Some(trait_value) = shape.traits.get("smithy.api#deprecated") else {
@@ -703,6 +748,52 @@ mod tests {
         // Some arms are on one line, some broken over several.
         assert!(whole.contains("\"code-0\" => Self::V0(::std::option::Option::None),\n"));
         assert!(whole.contains("\"code-1\" => {\n"), "{whole}");
+    }
+
+    #[test]
+    fn long_structs_and_impls_format_in_batches_as_they_would_whole() {
+        // Fields and methods of every length, some broken over lines, two
+        // modules deep as in `types::error`.
+        let n = 2 * BATCH + 3;
+        let name = |i: usize| ident(&format!("f{}{}", i, "x".repeat(i % 90)));
+        let fields = || {
+            (0..n).map(move |i| {
+                let (f, doc) = (name(i), format!(" Field {i}."));
+                quote!(#[doc = #doc] pub #f: ::std::option::Option<::std::collections::HashMap<::std::string::String, ::std::vec::Vec<u8>>>,)
+            })
+        };
+        let methods = || {
+            (0..n).map(move |i| {
+                let f = name(i);
+                quote! {
+                    #[must_use]
+                    pub fn #f(&self) -> ::std::option::Option<&::std::collections::HashMap<::std::string::String, ::std::vec::Vec<u8>>> {
+                        self.#f.as_ref()
+                    }
+                }
+            })
+        };
+        let struct_item =
+            |fields: TokenStream| quote!(pub struct S { #fields pub(crate) meta: u8, });
+        let impl_item = |methods: TokenStream| quote!(impl S { #methods pub fn last(&self) {} });
+        let (mut whole, mut batched) = (Vec::new(), Vec::new());
+        push_items(&mut whole, 2, struct_item(fields().collect())).expect("formats");
+        push_items(&mut whole, 2, impl_item(methods().collect())).expect("formats");
+        push_list(&mut batched, 2, struct_item, FIELD_MARKER, fields()).expect("formats");
+        push_list(
+            &mut batched,
+            2,
+            impl_item,
+            dispatch::METHOD_MARKER,
+            methods(),
+        )
+        .expect("formats");
+        let (whole, batched) = (
+            String::from_utf8(whole).expect("UTF-8"),
+            String::from_utf8(batched).expect("UTF-8"),
+        );
+        assert_eq!(batched, whole);
+        assert!(whole.starts_with("        pub struct S {\n"), "{whole}");
     }
 
     #[test]
