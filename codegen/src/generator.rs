@@ -1,7 +1,6 @@
 //! [`Generator`]: the library entry point (build scripts, the CLI, the
 //! plugin).
 
-use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -142,9 +141,7 @@ impl Generator {
     /// The model cannot be read or is not a valid Smithy JSON AST, the
     /// service is missing or ambiguous, two shapes would share a Rust name.
     pub fn generate(&self) -> Result<String, CodegenError> {
-        let (origin, json) = self.read()?;
-        let model = ast::parse(&origin, &json)?;
-        drop(json); // The model holds what it needs: free a file read here.
+        let (origin, model) = self.parse()?;
         let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
         Ok(self.emit(&origin, &view)?.source)
     }
@@ -157,9 +154,7 @@ impl Generator {
     /// As [`generate`](Self::generate); also two services whose file names
     /// would be the same.
     pub fn generate_all(&self) -> Result<Vec<GeneratedService>, CodegenError> {
-        let (origin, json) = self.read()?;
-        let model = ast::parse(&origin, &json)?;
-        drop(json);
+        let (origin, model) = self.parse()?;
         let views = match &self.service {
             Some(id) => vec![ServiceView::select(&origin, &model, Some(id))?],
             None => ServiceView::all(&origin, &model)?,
@@ -196,9 +191,7 @@ impl Generator {
         let path = path.as_ref();
         // The model is read and checked before anything is written; the
         // file is then written as it is formatted, an item at a time.
-        let (origin, json) = self.read()?;
-        let model = ast::parse(&origin, &json)?;
-        drop(json);
+        let (origin, model) = self.parse()?;
         let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
         let mut internal = None;
         write_output_with(path, |out| {
@@ -227,9 +220,7 @@ impl Generator {
     /// As [`generate`](Self::generate); also `out` fails (reported as
     /// [`ErrorKind::Write`] with an empty path).
     pub fn generate_to_writer(&self, out: &mut dyn Write) -> Result<(), CodegenError> {
-        let (origin, json) = self.read()?;
-        let model = ast::parse(&origin, &json)?;
-        drop(json);
+        let (origin, model) = self.parse()?;
         let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
         self.write_service(&origin, &view, out)
     }
@@ -276,23 +267,26 @@ impl Generator {
         }
     }
 
-    /// The model's name and text (borrowed when it was given as text).
-    fn read(&self) -> Result<(String, Cow<'_, str>), CodegenError> {
-        match &self.model {
-            Some(Source::Path(path)) => std::fs::read_to_string(path)
-                .map(|json| (self.origin(), Cow::Owned(json)))
-                .map_err(|source| CodegenError::new(self.origin(), ErrorKind::Read { source })),
-            Some(Source::Json { origin, json }) => Ok((origin.clone(), Cow::Borrowed(json))),
-            None => Err(CodegenError::new(
-                self.origin(),
-                ErrorKind::Read {
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        "no model given (Generator::model or Generator::model_json)",
-                    ),
-                },
-            )),
-        }
+    /// The model's name and the model, read from its file as a stream
+    /// ([`ast::parse_file`]) or from the text given.
+    fn parse(&self) -> Result<(String, ast::Model), CodegenError> {
+        let origin = self.origin();
+        let model = match &self.model {
+            Some(Source::Path(path)) => ast::parse_file(&origin, path)?,
+            Some(Source::Json { json, .. }) => ast::parse(&origin, json)?,
+            None => {
+                return Err(CodegenError::new(
+                    origin,
+                    ErrorKind::Read {
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::NotFound,
+                            "no model given (Generator::model or Generator::model_json)",
+                        ),
+                    },
+                ));
+            }
+        };
+        Ok((origin, model))
     }
 
     /// The crate path, parsed.

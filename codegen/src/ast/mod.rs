@@ -13,12 +13,15 @@
 //! [`MAX_COLLECTION_DEPTH`] deep and never in a cycle, so that the emitter
 //! can recurse over them.
 
+mod stream;
+
 use std::collections::HashSet;
+use std::fs::File;
+use std::path::Path;
 
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::error::{CodegenError, ErrorKind};
 
@@ -247,21 +250,41 @@ struct Ref {
     target: String,
 }
 
-/// A shape's type alone.
-#[derive(Deserialize)]
-struct TypeOnly<'a> {
-    #[serde(rename = "type", borrow)]
-    shape_type: std::borrow::Cow<'a, str>,
+/// Reads a JSON AST from its text. `origin` names the model in errors.
+pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
+    read(origin, &mut || Ok(serde_json::Deserializer::from_str(json)))
 }
 
-/// Reads a JSON AST. `origin` names the model in errors.
-pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
+/// Reads a JSON AST from the file `path`, as a stream: the file is read
+/// twice ([`stream`]), never held whole. `origin` names the model in errors.
+pub(crate) fn parse_file(origin: &str, path: &Path) -> Result<Model, CodegenError> {
+    read(origin, &mut || {
+        let file = File::open(path)
+            .map_err(|source| CodegenError::new(origin, ErrorKind::Read { source }))?;
+        let reader = std::io::BufReader::with_capacity(1 << 16, file);
+        Ok(serde_json::Deserializer::from_reader(reader))
+    })
+}
+
+/// Reads a JSON AST through `open`, which gives a deserializer of the whole
+/// document each time it is called (twice).
+fn read<'de, R: serde_json::de::Read<'de>>(
+    origin: &str,
+    open: &mut dyn FnMut() -> Result<serde_json::Deserializer<R>, CodegenError>,
+) -> Result<Model, CodegenError> {
     let fail = |kind| CodegenError::new(origin, kind);
+    // A file that fails to read is a read error, anything else an error of
+    // the JSON, at its line and column.
     let json_error = |e: serde_json::Error| {
+        if e.is_io() {
+            return fail(ErrorKind::Read {
+                source: std::io::Error::from(e),
+            });
+        }
         fail(ErrorKind::Json {
             line: e.line(),
             column: e.column(),
-            message: json_message(&e),
+            message: json_message(&e.to_string()),
         })
     };
     let not_smithy = |reason: &str| {
@@ -269,21 +292,18 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
             reason: reason.to_owned(),
         })
     };
-    // Check it is JSON first (for the line and column of a syntax error),
-    // then read the top level and each shape from their raw text, so that
-    // members keep the model's order. The raw text is borrowed from `json`,
-    // never copied.
-    serde_json::from_str::<serde::de::IgnoredAny>(json).map_err(json_error)?;
-    let Ok(top) = serde_json::from_str::<IndexMap<String, &RawValue>>(json) else {
+    // The first pass checks that the text is JSON (for the line and column
+    // of a syntax error) and notes the top level.
+    let mut de = open()?;
+    let outline = stream::outline(&mut de).map_err(json_error)?;
+    de.end().map_err(json_error)?;
+    drop(de);
+    if !outline.is_object {
         return Err(not_smithy("the document is not a JSON object"));
-    };
-    match top
-        .get("smithy")
-        .map(|v| serde_json::from_str::<Value>(v.get()))
-    {
-        Some(Ok(Value::String(version)))
-            if version.starts_with('1') || version.starts_with('2') => {}
-        Some(Ok(Value::String(version))) => {
+    }
+    match &outline.smithy {
+        Some(Value::String(version)) if version.starts_with('1') || version.starts_with('2') => {}
+        Some(Value::String(version)) => {
             return Err(not_smithy(&format!(
                 "unsupported `smithy` version \"{version}\" (1.0 and 2.0 are read)"
             )));
@@ -291,66 +311,74 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
         Some(_) => return Err(not_smithy("`smithy` is not a version string")),
         None => return Err(not_smithy("it has no `smithy` version")),
     }
-    let raw_shapes = match top.get("shapes") {
-        None => IndexMap::new(),
-        Some(shapes) => serde_json::from_str::<IndexMap<String, &RawValue>>(shapes.get())
-            .map_err(|_| not_smithy("`shapes` is not an object"))?,
-    };
+    if outline.shapes > 1 {
+        return Err(not_smithy("`shapes` is given more than once"));
+    }
+    if outline.shapes == 1 && !outline.shapes_is_object {
+        return Err(not_smithy("`shapes` is not an object"));
+    }
+    if let Some(id) = outline.repeated {
+        return Err(fail(ErrorKind::InvalidShape {
+            pointer: pointer(&["shapes", &id]),
+            shape: id,
+            message: "the shape is defined more than once".to_owned(),
+        }));
+    }
 
     // `apply` entries hold traits for shapes defined elsewhere: a reference
     // to one is to a shape the model does not define.
-    let applied: HashSet<&str> = raw_shapes
-        .iter()
-        .filter(|(_, value)| {
-            serde_json::from_str::<TypeOnly<'_>>(value.get()).is_ok_and(|t| t.shape_type == "apply")
-        })
-        .map(|(id, _)| id.as_str())
-        .collect();
+    let (ids, applied) = (&outline.ids, &outline.applied);
     let exists = |target: &str| {
-        (raw_shapes.contains_key(target) && !applied.contains(target)) || prelude(target).is_some()
+        (ids.contains(target) && !applied.contains(target)) || prelude(target).is_some()
     };
 
-    // Each shape is read, checked and stored with its own members and
-    // traits; then mixins are applied.
-    let mut shapes = IndexMap::with_capacity(raw_shapes.len());
-    let mut mixins: Vec<Vec<String>> = Vec::with_capacity(raw_shapes.len());
-    for (id, value) in &raw_shapes {
-        if !id.contains('#') {
+    // The second pass reads, checks and stores each shape with its own
+    // members and traits; then mixins are applied.
+    let mut shapes = IndexMap::with_capacity(ids.len().saturating_sub(applied.len()));
+    let mut mixins: Vec<Vec<String>> = Vec::with_capacity(shapes.capacity());
+    let mut on_shape = |id: String, shape: RawShape| {
+        let Some(shape_type) = ShapeType::parse(&shape.shape_type) else {
+            if shape.shape_type == "apply" {
+                return Ok(()); // Traits applied elsewhere; `smithy ast` folds them in.
+            }
             return Err(fail(ErrorKind::InvalidShape {
-                pointer: pointer(&["shapes", id]),
-                shape: id.clone(),
+                pointer: pointer(&["shapes", &id, "type"]),
+                message: format!("unknown shape type \"{}\"", shape.shape_type),
+                shape: id,
+            }));
+        };
+        check_references(origin, &id, &shape, exists)?;
+        if matches!(shape_type, ShapeType::List | ShapeType::Map) {
+            check_collection(&id, shape_type, &shape).map_err(fail)?;
+        }
+        mixins.push(shape.mixins.iter().map(|m| m.target.clone()).collect());
+        let shape = own_shape(&id, shape_type, shape);
+        shapes.insert(id, shape);
+        Ok(())
+    };
+    let mut de = open()?;
+    let stop = stream::shapes(&mut de, outline.shapes, &mut on_shape).map_err(json_error)?;
+    match stop {
+        None => {}
+        Some(stream::Stop::Refused(e)) => return Err(e),
+        Some(stream::Stop::Unnamespaced(id)) => {
+            return Err(fail(ErrorKind::InvalidShape {
+                pointer: pointer(&["shapes", &id]),
+                shape: id,
                 message: "a shape ID needs a namespace (`namespace#Name`)".to_owned(),
             }));
         }
-        let mut deserializer = serde_json::Deserializer::from_str(value.get());
-        let shape: RawShape = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-            let path = e.path().to_string();
+        Some(stream::Stop::Shape { id, path, message }) => {
             let mut parts = vec!["shapes", id.as_str()];
             parts.extend(path.split('.').filter(|p| !p.is_empty() && *p != "?"));
-            fail(ErrorKind::InvalidShape {
+            return Err(fail(ErrorKind::InvalidShape {
                 pointer: pointer(&parts),
                 shape: id.clone(),
-                message: json_message(e.inner()),
-            })
-        })?;
-        let Some(shape_type) = ShapeType::parse(&shape.shape_type) else {
-            if shape.shape_type == "apply" {
-                continue; // Traits applied elsewhere; `smithy ast` folds them in.
-            }
-            return Err(fail(ErrorKind::InvalidShape {
-                shape: id.clone(),
-                pointer: pointer(&["shapes", id, "type"]),
-                message: format!("unknown shape type \"{}\"", shape.shape_type),
+                message: json_message(&message),
             }));
-        };
-        check_references(origin, id, &shape, exists)?;
-        if matches!(shape_type, ShapeType::List | ShapeType::Map) {
-            check_collection(id, shape_type, &shape).map_err(fail)?;
         }
-        mixins.push(shape.mixins.iter().map(|m| m.target.clone()).collect());
-        shapes.insert(id.clone(), own_shape(id, shape_type, shape));
     }
-    drop(raw_shapes);
+    drop(de);
     let inherited = apply_mixins(origin, &mut shapes, &mixins)?;
     let model = Model { shapes };
     check_nesting(origin, &model, &inherited)?;
@@ -362,11 +390,10 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
 
 /// serde_json's message without its " at line N column M" suffix (the
 /// location is reported separately).
-fn json_message(e: &serde_json::Error) -> String {
-    let message = e.to_string();
+fn json_message(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(at) => message[..at].to_owned(),
-        None => message,
+        None => message.to_owned(),
     }
 }
 
@@ -1172,6 +1199,72 @@ mod tests {
         }}"#;
         let model = parse("m", json).expect("valid");
         assert_eq!(model.shapes.keys().collect::<Vec<_>>(), ["ex#S"]);
+    }
+
+    #[test]
+    fn a_shape_or_shapes_given_twice_is_an_error() {
+        let err = parse(
+            "m",
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#A": {"type": "structure"},
+                "ex#A": {"type": "string"}
+            }}"#,
+        )
+        .expect_err("twice");
+        assert_eq!(
+            err.to_string(),
+            "m: shape `ex#A` at /shapes/ex#A: the shape is defined more than once"
+        );
+        let err =
+            parse("m", r#"{"smithy": "2.0", "shapes": {}, "shapes": {}}"#).expect_err("twice");
+        assert_eq!(
+            err.to_string(),
+            "m: not a Smithy JSON AST: `shapes` is given more than once"
+        );
+    }
+
+    #[test]
+    fn a_file_reads_as_its_text_does() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("m.json");
+        let models = [
+            // Valid, with mixins applied after the shapes are read.
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#S": {"type": "structure", "mixins": [{"target": "ex#M"}],
+                         "members": {"b": {"target": "smithy.api#String"}}},
+                "ex#M": {"type": "structure", "members": {"a": {"target": "smithy.api#String"}},
+                         "traits": {"smithy.api#mixin": {}}}
+            }}"#,
+            // A syntax error: its line and column.
+            "{\"smithy\": \"2.0\",\n \"shapes\": {,}}",
+            // Trailing text.
+            r#"{"smithy": "2.0"} x"#,
+            // A shape that does not read: where in it.
+            r#"{"smithy": "2.0", "shapes": {"ex#S": {"type": "structure", "members": {"a": {}}}}}"#,
+            // Not an object.
+            "[1, 2]",
+        ];
+        for json in models {
+            std::fs::write(&path, json).expect("write");
+            let (from_text, from_file) = (parse("m", json), parse_file("m", &path));
+            match (from_text, from_file) {
+                (Ok(text), Ok(file)) => {
+                    let members = |m: &Model| -> Vec<String> {
+                        m.shapes["ex#S"]
+                            .members
+                            .iter()
+                            .map(|m| m.name.clone())
+                            .collect()
+                    };
+                    assert_eq!(members(&text), ["a", "b"]);
+                    assert_eq!(members(&file), ["a", "b"]);
+                }
+                (Err(text), Err(file)) => assert_eq!(text.to_string(), file.to_string()),
+                (text, file) => panic!("{json}: {:?} but {:?}", text.err(), file.err()),
+            }
+        }
+        let err = parse_file("m", &dir.path().join("missing.json")).expect_err("missing");
+        assert!(matches!(err.kind(), ErrorKind::Read { .. }), "{err:?}");
     }
 
     #[test]
