@@ -14,6 +14,9 @@
 //! can recurse over them.
 
 mod stream;
+mod traits_map;
+
+pub(crate) use traits_map::Traits;
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -109,9 +112,6 @@ impl ShapeType {
         }
     }
 }
-
-/// The traits of a shape or member, by absolute shape ID.
-pub(crate) type Traits = IndexMap<String, Value>;
 
 /// One member: of a structure, union or enum; a list's `member`; a map's
 /// `key` and `value`.
@@ -584,11 +584,9 @@ fn apply_mixins(
                     };
                     members.insert(member.name.clone(), copy);
                 }
-                let mixin_traits = mixin
-                    .traits
-                    .iter()
-                    .filter(|(name, _)| *name != "smithy.api#mixin");
-                traits.extend(mixin_traits.map(|(name, value)| (name.clone(), value.clone())));
+                let mut mixin_traits = mixin.traits.clone();
+                mixin_traits.remove("smithy.api#mixin");
+                traits.extend(mixin_traits);
             }
             // A list's or map's mixins are lists or maps (`check_mixin`), whose
             // members `check_collection` checked: they hold no other names.
@@ -909,7 +907,10 @@ mod tests {
         let thing = &model.shapes["ex#Thing"];
         let names: Vec<_> = thing.members.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["message", "code"]);
-        assert_eq!(thing.traits["smithy.api#error"], "server");
+        assert_eq!(
+            thing.traits.get("smithy.api#error"),
+            Some(&Value::from("server"))
+        );
         assert!(!thing.has_trait("smithy.api#mixin"));
     }
 
@@ -951,9 +952,12 @@ mod tests {
         assert_eq!(names, ["a", "b", "c", "d"]);
         let b = d.member("b").expect("b");
         assert_eq!(b.target, "smithy.api#Integer");
-        assert_eq!(b.traits["smithy.api#documentation"], "B's");
+        assert_eq!(
+            b.traits.get("smithy.api#documentation"),
+            Some(&Value::from("B's"))
+        );
         assert!(b.traits.contains_key("smithy.api#required"));
-        let traits: Vec<_> = d.traits.keys().map(String::as_str).collect();
+        let traits: Vec<_> = d.traits.keys().collect();
         assert_eq!(traits, ["ex#fromA", "ex#fromB", "ex#fromC"]);
         // The model keeps the file's order.
         let ids: Vec<_> = model.shapes.keys().map(String::as_str).collect();
