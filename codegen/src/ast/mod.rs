@@ -13,6 +13,7 @@
 //! [`MAX_COLLECTION_DEPTH`] deep and never in a cycle, so that the emitter
 //! can recurse over them.
 
+mod members;
 mod stream;
 mod traits_map;
 
@@ -210,7 +211,7 @@ struct RawShape {
     #[serde(rename = "type")]
     shape_type: String,
     #[serde(default)]
-    members: IndexMap<String, RawMember>,
+    members: members::RawMembers,
     member: Option<RawMember>,
     key: Option<RawMember>,
     value: Option<RawMember>,
@@ -418,7 +419,7 @@ enum Visit {
 /// Shape `id` as declared: its own members (`members` in order, then
 /// `member`, `key`, `value`) and traits, without its mixins'.
 fn own_shape(id: &str, shape_type: ShapeType, shape: RawShape) -> Shape {
-    let mut members = shape.members;
+    let mut members = shape.members.0;
     let singles = [
         ("member", shape.member),
         ("key", shape.key),
@@ -426,7 +427,10 @@ fn own_shape(id: &str, shape_type: ShapeType, shape: RawShape) -> Shape {
     ];
     for (name, member) in singles {
         if let Some(member) = member {
-            merge_member(&mut members, name.to_owned(), member);
+            match members.iter_mut().find(|(existing, _)| existing == name) {
+                Some((_, existing)) => merge_into(existing, member),
+                None => members.push((name.to_owned(), member)),
+            }
         }
     }
     let targets = |refs: Vec<Ref>| refs.into_iter().map(|r| r.target);
@@ -459,25 +463,34 @@ fn own_shape(id: &str, shape_type: ShapeType, shape: RawShape) -> Shape {
 /// the earlier declaration's traits under its own.
 fn merge_member(members: &mut IndexMap<String, RawMember>, name: String, member: RawMember) {
     match members.get_mut(&name) {
-        Some(existing) => {
-            existing.target = member.target;
-            existing.traits.extend(member.traits);
-        }
+        Some(existing) => merge_into(existing, member),
         None => {
             members.insert(name, member);
         }
     }
 }
 
-fn into_members(members: IndexMap<String, RawMember>) -> Vec<Member> {
-    members
+/// `member` declared again over `existing`: its target, and its traits over
+/// the earlier ones.
+fn merge_into(existing: &mut RawMember, member: RawMember) {
+    existing.target = member.target;
+    existing.traits.extend(member.traits);
+}
+
+/// The model's members from the members read (a list of them becomes the
+/// new list in place).
+fn into_members(members: impl IntoIterator<Item = (String, RawMember)>) -> Vec<Member> {
+    let mut members: Vec<Member> = members
         .into_iter()
         .map(|(name, m)| Member {
             name,
             target: m.target,
             traits: compact(m.traits),
         })
-        .collect()
+        .collect();
+    // A list made in place keeps the capacity it grew to while being read.
+    members.shrink_to_fit();
+    members
 }
 
 /// `traits` without spare capacity: a model holds one map per shape and
@@ -662,7 +675,7 @@ fn check_collection(id: &str, shape_type: ShapeType, shape: &RawShape) -> Result
         message,
     };
     let allowed = collection_member_names(shape_type);
-    if !shape.members.is_empty() {
+    if !shape.members.0.is_empty() {
         let message = if shape_type == ShapeType::List {
             "a list declares its member as `member`, not under `members`"
         } else {
@@ -795,6 +808,7 @@ fn check_references(
 ) -> Result<(), CodegenError> {
     let members = shape
         .members
+        .0
         .iter()
         .map(|(name, m)| (vec!["members", name.as_str(), "target"], &m.target))
         .chain(

@@ -263,6 +263,15 @@ impl<'v, 'm> Emitter<'v, 'm> {
     /// ([`field_names`](crate::names::field_names)); an error's `meta`
     /// field is reserved.
     fn field_idents(&self, shape: &Shape) -> Vec<Ident> {
+        self.field_names(shape)
+            .iter()
+            .map(|name| ident(name))
+            .collect()
+    }
+
+    /// The names of [`field_idents`](Self::field_idents), lighter to hold
+    /// for a structure of many members.
+    fn field_names(&self, shape: &Shape) -> Vec<String> {
         let reserved: &[&str] = if self.view.is_error(&shape.id) {
             &["meta"]
         } else {
@@ -270,9 +279,6 @@ impl<'v, 'm> Emitter<'v, 'm> {
         };
         let members = shape.members.iter().map(|m| m.name.as_str());
         crate::names::field_names(members, reserved)
-            .iter()
-            .map(|name| ident(name))
-            .collect()
     }
 
     /// The Rust field of member `member` of `shape`.
@@ -294,9 +300,9 @@ impl<'v, 'm> Emitter<'v, 'm> {
         here: Here,
         extra: impl Fn(&Member) -> TokenStream + 'a,
     ) -> Box<dyn Fn(usize) -> TokenStream + 'a> {
-        let names = self.field_idents(shape);
+        let names = self.field_names(shape);
         Box::new(move |i| {
-            let (member, name) = (&shape.members[i], &names[i]);
+            let (member, name) = (&shape.members[i], ident(&names[i]));
             let ty = self.field_type(shape, member, here);
             let docs = member_docs(member);
             let extra = extra(member);
