@@ -109,13 +109,20 @@ impl Emitter<'_, '_> {
         });
         let error_code = &attrs.code;
         let retry_after = self.retry_after_member(shape).map(|m| m.name.clone());
-        let fields = self.field_entries(shape, Here::TypesError, move |member| {
-            if retry_after.as_deref() == Some(member.name.as_str()) {
-                quote!(#[retry_after])
-            } else {
-                TokenStream::new()
-            }
-        });
+        // The field names, held once for the fields and the methods.
+        let names = std::rc::Rc::new(self.field_names(shape));
+        let fields = self.field_entries(
+            shape,
+            std::rc::Rc::clone(&names),
+            Here::TypesError,
+            move |member| {
+                if retry_after.as_deref() == Some(member.name.as_str()) {
+                    quote!(#[retry_after])
+                } else {
+                    TokenStream::new()
+                }
+            },
+        );
         let (derive_default, default_impl) = self.default_impl(shape, &name, Here::TypesError);
         let (derive_debug, debug_impl) = self.debug_impl(shape, &name);
         let display = self.display(shape, unraw(rust_name));
@@ -154,29 +161,41 @@ impl Emitter<'_, '_> {
         vec![
             self.struct_item(shape, head, name.clone(), fields),
             whole(quote!(#default_impl #debug_impl)),
-            self.methods(shape, name),
+            self.methods(shape, name, names),
             whole(traits),
         ]
     }
 
     /// `impl Error { ... }`: `message()`, a getter and a setter per member
-    /// (as list entries, [`getters`](Self::getters) then
-    /// [`setters`](Self::setters)), `with_meta`.
-    fn methods<'a>(&'a self, shape: &'a Shape, name: Ident) -> ListItem<'a> {
+    /// (fields named `fields`; as list entries, the getters then the setters, each made when it is
+    /// written), `with_meta`.
+    fn methods<'a>(
+        &'a self,
+        shape: &'a Shape,
+        name: Ident,
+        fields: std::rc::Rc<Vec<String>>,
+    ) -> ListItem<'a> {
         let krate = self.krate.clone();
         let message = self.message_accessor(shape);
-        let fields = std::rc::Rc::new(self.field_idents(shape));
-        let getters = self.getters(shape, std::rc::Rc::clone(&fields));
-        let setters = self.setters(shape, fields);
-        let (len, getter_count) = (getters.len() + setters.len(), getters.len());
+        let getter_names = getter_names(&fields);
+        let count = shape.members.len();
         ListItem {
             marker: METHOD_MARKER,
-            len,
+            // A getter, then a setter, per member: empty for those without.
+            len: 2 * count,
             entry: Box::new(move |i| {
-                if i < getter_count {
-                    getters[i]()
+                let (member, setter) = if i < count {
+                    (i, false)
                 } else {
-                    setters[i - getter_count]()
+                    (i - count, true)
+                };
+                let field = fields[member].as_str();
+                if !setter && has_getter(field) {
+                    self.getter_method(shape, member, field)
+                } else if setter && has_setter(field, &getter_names) {
+                    self.setter_method(shape, member, field)
+                } else {
+                    TokenStream::new()
                 }
             }),
             frame: Box::new(move |methods| {
@@ -220,79 +239,44 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// A getter per member, named as its field, unless the name is one of
-    /// the methods an error already has (`message`, `meta`, `code`,
-    /// `fault`, ...): calling it would reach the getter instead. Each makes
-    /// its method's tokens when called.
-    fn getters<'a>(
-        &'a self,
-        shape: &'a Shape,
-        fields: std::rc::Rc<Vec<Ident>>,
-    ) -> Vec<Box<dyn Fn() -> TokenStream + 'a>> {
-        let kept = (0..shape.members.len())
-            .filter(|&i| !RESERVED_METHODS.contains(&unraw(&fields[i].to_string())));
-        kept.map(|i| {
-            let fields = std::rc::Rc::clone(&fields);
-            Box::new(move || {
-                let (member, field) = (&shape.members[i], &fields[i]);
-                let (ty, body) = self.getter(shape, member, field);
-                let docs = member_docs(member);
-                quote! {
-                    #docs
-                    #[must_use]
-                    pub fn #field(&self) -> #ty {
-                        #body
-                    }
-                }
-            }) as Box<dyn Fn() -> TokenStream + 'a>
-        })
-        .collect()
+    /// The getter of member `index`, named as its field `field`.
+    fn getter_method(&self, shape: &Shape, index: usize, field: &str) -> TokenStream {
+        let (member, field) = (&shape.members[index], ident(field));
+        let (ty, body) = self.getter(shape, member, &field);
+        let docs = member_docs(member);
+        quote! {
+            #docs
+            #[must_use]
+            pub fn #field(&self) -> #ty {
+                #body
+            }
+        }
     }
 
-    /// `with_<field>(value)` per member: the error with the member set, so
-    /// that code outside the crate can build one (the struct is
-    /// `#[non_exhaustive]`); none where a getter has that name. Each makes
-    /// its method's tokens when called.
-    fn setters<'a>(
-        &'a self,
-        shape: &'a Shape,
-        fields: std::rc::Rc<Vec<Ident>>,
-    ) -> Vec<Box<dyn Fn() -> TokenStream + 'a>> {
-        let getters: HashSet<String> = fields
-            .iter()
-            .map(|f| unraw(&f.to_string()).to_owned())
-            .collect();
-        let kept = (0..shape.members.len()).filter_map(|i| {
-            let name = format!("with_{}", unraw(&fields[i].to_string()));
-            // A member named `with_x` has a getter of that name: the
-            // member `x` then has no setter (its field is public).
-            (!getters.contains(&name) && name != "with_meta").then_some((i, name))
-        });
-        kept.map(|(i, name)| {
-            let fields = std::rc::Rc::clone(&fields);
-            Box::new(move || {
-                let (member, field) = (&shape.members[i], &fields[i]);
-                let name = ident(&name);
-                let ty = self.type_of(&member.target, Here::TypesError);
-                let mut value = quote!(value.into());
-                if self.view.is_boxed(shape, &member.name) {
-                    value = quote!(::std::boxed::Box::new(#value));
-                }
-                if !is_required(member) {
-                    value = quote!(::std::option::Option::Some(#value));
-                }
-                let docs = doc_attrs(None, format!("The error with {} set.", code(&member.name)));
-                quote! {
-                    #docs
-                    #[must_use]
-                    pub fn #name(mut self, value: impl ::std::convert::Into<#ty>) -> Self {
-                        self.#field = #value;
-                        self
-                    }
-                }
-            }) as Box<dyn Fn() -> TokenStream + 'a>
-        })
-        .collect()
+    /// `with_<field>(value)` for member `index` (field `field`): the error
+    /// with the member set, so that code outside the crate can build one
+    /// (the struct is `#[non_exhaustive]`).
+    fn setter_method(&self, shape: &Shape, index: usize, field: &str) -> TokenStream {
+        let member = &shape.members[index];
+        let name = ident(&format!("with_{}", unraw(field)));
+        let field = ident(field);
+        let ty = self.type_of(&member.target, Here::TypesError);
+        let mut value = quote!(value.into());
+        if self.view.is_boxed(shape, &member.name) {
+            value = quote!(::std::boxed::Box::new(#value));
+        }
+        if !is_required(member) {
+            value = quote!(::std::option::Option::Some(#value));
+        }
+        let docs = doc_attrs(None, format!("The error with {} set.", code(&member.name)));
+        quote! {
+            #docs
+            #[must_use]
+            pub fn #name(mut self, value: impl ::std::convert::Into<#ty>) -> Self {
+                self.#field = #value;
+                self
+            }
+        }
     }
 
     /// The return type and body of the getter of `member`: `&str`,
@@ -525,4 +509,30 @@ impl Emitter<'_, '_> {
             }
         }
     }
+}
+
+/// Whether the member of field `field` gets a getter, named as its field:
+/// unless the name is one of the methods an error already has (`message`,
+/// `meta`, `code`, `fault`, ...), as calling it would reach the getter
+/// instead.
+fn has_getter(field: &str) -> bool {
+    !RESERVED_METHODS.contains(&unraw(field))
+}
+
+/// The field names a setter's name could meet: those named `with_...`.
+fn getter_names(fields: &[String]) -> HashSet<String> {
+    fields
+        .iter()
+        .map(|f| unraw(f))
+        .filter(|f| f.starts_with("with_"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether the member of field `field` gets a setter, `with_<field>`: not
+/// where a field (so a getter) has that name (a member named `with_x` has a getter of
+/// that name: the member `x` then has no setter; its field is public).
+fn has_setter(field: &str, getter_names: &HashSet<String>) -> bool {
+    let name = format!("with_{}", unraw(field));
+    !getter_names.contains(&name) && name != "with_meta"
 }

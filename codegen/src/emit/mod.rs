@@ -10,6 +10,7 @@ mod errors;
 mod types;
 
 use std::io::Write;
+use std::rc::Rc;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
@@ -292,15 +293,16 @@ impl<'v, 'm> Emitter<'v, 'm> {
     }
 
     /// The fields of a structure, with their docs, as the entries of a
-    /// list: entry `i` is member `i`'s field ([`struct_item`] puts an
-    /// error's `meta` after them).
+    /// list: entry `i` is member `i`'s field, named `names[i]`
+    /// ([`field_names`](Self::field_names); [`struct_item`] puts an error's
+    /// `meta` after them).
     fn field_entries<'a>(
         &'a self,
         shape: &'a Shape,
+        names: Rc<Vec<String>>,
         here: Here,
         extra: impl Fn(&Member) -> TokenStream + 'a,
     ) -> Box<dyn Fn(usize) -> TokenStream + 'a> {
-        let names = self.field_names(shape);
         Box::new(move |i| {
             let (member, name) = (&shape.members[i], ident(&names[i]));
             let ty = self.field_type(shape, member, here);

@@ -92,7 +92,8 @@ impl Emitter<'_, '_> {
             #[non_exhaustive]
             #deprecated
         };
-        let fields = self.field_entries(shape, Here::Types, |_| TokenStream::new());
+        let names = std::rc::Rc::new(self.field_names(shape));
+        let fields = self.field_entries(shape, names, Here::Types, |_| TokenStream::new());
         vec![
             self.struct_item(shape, head, name, fields),
             whole(quote!(#default_impl #debug_impl)),
