@@ -4,9 +4,9 @@
 //! `from_metadata`.
 //!
 //! An enum and its impls are [`ListItem`]s: a frame around a list of
-//! entries (variants, match arms, methods), so that the service's `Error`,
-//! which may have thousands of variants, is formatted a batch of entries at
-//! a time.
+//! entries (variants, match arms, methods), so that an enum of thousands of
+//! variants is formatted a batch of entries at a time; an operation's module
+//! is a [`ModuleItem`], a frame around such items.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,37 +14,10 @@ use heck::ToSnakeCase;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use super::batch::{ARM_MARKER, ListItem, METHOD_MARKER, ModuleItem, VARIANT_MARKER};
 use super::{Emitter, code, deprecated, doc_attrs, ident};
 use crate::ast::Shape;
 use crate::names::{fresh, unraw};
-
-/// One item of generated code: `frame` around a list of `len` entries,
-/// entry `i` being `entry(i)`.
-pub(super) struct ListItem<'a> {
-    /// A one-line entry of the list's kind, standing for the list when the
-    /// frame is formatted on its own.
-    pub(super) marker: &'static str,
-    pub(super) len: usize,
-    pub(super) entry: Box<dyn Fn(usize) -> TokenStream + 'a>,
-    pub(super) frame: Box<dyn Fn(TokenStream) -> TokenStream + 'a>,
-}
-
-/// A module: `frame`, with [`ITEM_MARKER`] standing for its `items`, each
-/// formatted (and written) on its own.
-pub(super) struct ModuleItem<'a> {
-    pub(super) frame: TokenStream,
-    pub(super) items: Vec<ListItem<'a>>,
-}
-
-/// An item standing for a module's items (see [`ModuleItem`]), as it
-/// formats.
-pub(super) const ITEM_MARKER: &str = "fn rebound_codegen_items() {}";
-/// A variant standing for a list of variants (see [`ListItem::marker`]).
-pub(super) const VARIANT_MARKER: &str = "ReboundCodegenEntries,";
-/// A match arm standing for a list of arms.
-pub(super) const ARM_MARKER: &str = "rebound_codegen_entries => {}";
-/// A method standing for a list of methods.
-pub(super) const METHOD_MARKER: &str = "fn rebound_codegen_entries() {}";
 
 impl<'m> Emitter<'_, 'm> {
     /// The service-wide `Error`, as list items.

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
-use super::dispatch::{ListItem, METHOD_MARKER};
-use super::{Emitter, Here, code, deprecated, doc_attrs, ident, is_required, member_docs, whole};
+use super::batch::{ListItem, METHOD_MARKER, whole};
+use super::{Emitter, Here, code, deprecated, doc_attrs, ident, is_required, member_docs};
 use crate::ast::{Member, Shape, ShapeType};
 use crate::names::unraw;
 use crate::traits::{Because, ErrorAttributes, Fault, Retryable};

@@ -6,8 +6,8 @@ use std::hash::Hash;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
-use super::dispatch::ListItem;
-use super::{Emitter, Here, code, deprecated, doc_attrs, ident, member_docs, whole};
+use super::batch::{ListItem, whole};
+use super::{Emitter, Here, code, deprecated, doc_attrs, ident, member_docs};
 use crate::ast::{Member, Shape, ShapeType};
 use crate::names::{fresh, unraw, variant_name};
 
