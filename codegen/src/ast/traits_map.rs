@@ -151,7 +151,13 @@ impl<'de> Deserialize<'de> for Traits {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Traits, A::Error> {
-                let mut traits = Traits::new();
+                // Most sets hold one trait: a list made for exactly one, not
+                // grown to four and shrunk later, which leaves the heap
+                // full of small holes when a model has many members.
+                let Some((id, value)) = map.next_entry::<String, Value>()? else {
+                    return Ok(Traits::new());
+                };
+                let mut traits = Traits(vec![(trait_id(id), value)]);
                 while let Some((id, value)) = map.next_entry::<String, Value>()? {
                     traits.insert(trait_id(id), value);
                 }
