@@ -8,6 +8,7 @@ output is the same on every run.
 
     python3 codegen/scripts/wide_model.py > /tmp/wide.json   # 100,000 members, 16.7 MB
     python3 codegen/scripts/wide_model.py --error > /tmp/wide-error.json
+    python3 codegen/scripts/wide_model.py --compact > /tmp/wide-compact.json   # 9.9 MB
 
 Then, for peak memory (the "Maximum resident set size" line):
 
@@ -60,8 +61,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--members", type=int, default=100_000)
     parser.add_argument("--error", action="store_true", help="put the members on the error itself")
+    parser.add_argument("--compact", action="store_true", help="no indentation or spaces")
     args = parser.parse_args()
-    json.dump(model(args.members, args.error), sys.stdout, indent=2)
+    if args.compact:
+        json.dump(model(args.members, args.error), sys.stdout, separators=(",", ":"))
+    else:
+        json.dump(model(args.members, args.error), sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 
