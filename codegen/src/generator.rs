@@ -82,7 +82,8 @@ impl Generator {
         }
     }
 
-    /// Reads the model from this JSON AST file.
+    /// Reads the model from this JSON AST file: as a stream, the file read
+    /// twice (first to check it) and never held whole beside the model.
     #[must_use]
     pub fn model(mut self, path: impl Into<PathBuf>) -> Self {
         self.model = Some(Source::Path(path.into()));
