@@ -7,6 +7,9 @@
 //! ASTs read too (`set` shapes, the `smithy.api#enum` trait, boxed prelude
 //! shapes).
 //!
+//! A model file is read as a stream ([`stream`]), so that its text is never
+//! held beside the model; a shape ID given twice is an error.
+//!
 //! A model is untrusted: reading it uses no recursion. Mixins are applied
 //! once per shape (which copies its mixins' members) and nest at most
 //! [`MAX_MIXIN_DEPTH`] deep; lists and maps nest at most
