@@ -9,6 +9,7 @@ none for some) as make the file about SIZE_MB megabytes. The output is the
 same on every run.
 
     python3 codegen/scripts/big_model.py > /tmp/big.json   # 20,000 errors, 48.8 MB
+    python3 codegen/scripts/big_model.py --errors-per-op 20000 > /tmp/big1op.json   # all on one operation, 48.5 MB
     python3 codegen/scripts/big_model.py --errors 2000 --size-mb 5 > /tmp/small.json
 
 Then, for peak memory (the "Maximum resident set size" line):

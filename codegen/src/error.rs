@@ -178,6 +178,35 @@ pub enum ErrorKind {
         /// The listed shape.
         target: String,
     },
+    /// A shape lists as a mixin a shape without the `@mixin` trait.
+    #[error(
+        "shape `{shape}` at {pointer}: uses `{mixin}` as a mixin, but it has no `smithy.api#mixin` trait"
+    )]
+    NotAMixin {
+        /// The shape using the mixin.
+        shape: String,
+        /// The JSON pointer of the reference.
+        pointer: String,
+        /// The shape listed as a mixin.
+        mixin: String,
+    },
+    /// A shape lists as a mixin a shape of another shape type, which Smithy
+    /// forbids.
+    #[error(
+        "shape `{shape}` at {pointer}: a {shape_type} cannot use `{mixin}`, a {mixin_type}, as a mixin (a mixin has the type of the shape using it)"
+    )]
+    MixinTypeMismatch {
+        /// The shape using the mixin.
+        shape: String,
+        /// The JSON pointer of the reference.
+        pointer: String,
+        /// The using shape's type, as the AST names it.
+        shape_type: &'static str,
+        /// The shape listed as a mixin.
+        mixin: String,
+        /// The mixin's type, as the AST names it.
+        mixin_type: &'static str,
+    },
     /// Two shapes (or members) would get the same Rust name.
     #[error("shapes `{first}` and `{second}` both become `{name}` in {scope}")]
     NameCollision {

@@ -1,13 +1,13 @@
 //! [`Generator`]: the library entry point (build scripts, the CLI, the
 //! plugin).
 
-use std::borrow::Cow;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::ast;
 use crate::emit::{EmitError, Emitter};
 use crate::error::{CodegenError, ErrorKind};
+use crate::output::write_output_with;
 use crate::service::ServiceView;
 
 /// Generates the Rust file of a Smithy service.
@@ -82,7 +82,8 @@ impl Generator {
         }
     }
 
-    /// Reads the model from this JSON AST file.
+    /// Reads the model from this JSON AST file: as a stream, the file read
+    /// twice (first to check it) and never held whole beside the model.
     #[must_use]
     pub fn model(mut self, path: impl Into<PathBuf>) -> Self {
         self.model = Some(Source::Path(path.into()));
@@ -141,9 +142,7 @@ impl Generator {
     /// The model cannot be read or is not a valid Smithy JSON AST, the
     /// service is missing or ambiguous, two shapes would share a Rust name.
     pub fn generate(&self) -> Result<String, CodegenError> {
-        let (origin, json) = self.read()?;
-        let model = ast::parse(&origin, &json)?;
-        drop(json); // The model holds what it needs: free a file read here.
+        let (origin, model) = self.parse()?;
         let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
         Ok(self.emit(&origin, &view)?.source)
     }
@@ -156,9 +155,7 @@ impl Generator {
     /// As [`generate`](Self::generate); also two services whose file names
     /// would be the same.
     pub fn generate_all(&self) -> Result<Vec<GeneratedService>, CodegenError> {
-        let (origin, json) = self.read()?;
-        let model = ast::parse(&origin, &json)?;
-        drop(json);
+        let (origin, model) = self.parse()?;
         let views = match &self.service {
             Some(id) => vec![ServiceView::select(&origin, &model, Some(id))?],
             None => ServiceView::all(&origin, &model)?,
@@ -186,7 +183,7 @@ impl Generator {
     /// Generates the file of [`generate`](Self::generate) into `path`:
     /// nothing is written unless generation succeeds; a regular file is
     /// replaced in one step, a device or FIFO written through, a symbolic
-    /// link followed ([`write_output`]).
+    /// link followed ([`write_output`](crate::write_output)).
     ///
     /// # Errors
     ///
@@ -195,9 +192,7 @@ impl Generator {
         let path = path.as_ref();
         // The model is read and checked before anything is written; the
         // file is then written as it is formatted, an item at a time.
-        let (origin, json) = self.read()?;
-        let model = ast::parse(&origin, &json)?;
-        drop(json);
+        let (origin, model) = self.parse()?;
         let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
         let mut internal = None;
         write_output_with(path, |out| {
@@ -226,9 +221,7 @@ impl Generator {
     /// As [`generate`](Self::generate); also `out` fails (reported as
     /// [`ErrorKind::Write`] with an empty path).
     pub fn generate_to_writer(&self, out: &mut dyn Write) -> Result<(), CodegenError> {
-        let (origin, json) = self.read()?;
-        let model = ast::parse(&origin, &json)?;
-        drop(json);
+        let (origin, model) = self.parse()?;
         let view = ServiceView::select(&origin, &model, self.service.as_deref())?;
         self.write_service(&origin, &view, out)
     }
@@ -275,23 +268,26 @@ impl Generator {
         }
     }
 
-    /// The model's name and text (borrowed when it was given as text).
-    fn read(&self) -> Result<(String, Cow<'_, str>), CodegenError> {
-        match &self.model {
-            Some(Source::Path(path)) => std::fs::read_to_string(path)
-                .map(|json| (self.origin(), Cow::Owned(json)))
-                .map_err(|source| CodegenError::new(self.origin(), ErrorKind::Read { source })),
-            Some(Source::Json { origin, json }) => Ok((origin.clone(), Cow::Borrowed(json))),
-            None => Err(CodegenError::new(
-                self.origin(),
-                ErrorKind::Read {
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        "no model given (Generator::model or Generator::model_json)",
-                    ),
-                },
-            )),
-        }
+    /// The model's name and the model, read from its file as a stream
+    /// ([`ast::parse_file`]) or from the text given.
+    fn parse(&self) -> Result<(String, ast::Model), CodegenError> {
+        let origin = self.origin();
+        let model = match &self.model {
+            Some(Source::Path(path)) => ast::parse_file(&origin, path)?,
+            Some(Source::Json { json, .. }) => ast::parse(&origin, json)?,
+            None => {
+                return Err(CodegenError::new(
+                    origin,
+                    ErrorKind::Read {
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::NotFound,
+                            "no model given (Generator::model or Generator::model_json)",
+                        ),
+                    },
+                ));
+            }
+        };
+        Ok((origin, model))
     }
 
     /// The crate path, parsed.
@@ -353,126 +349,4 @@ fn rustfmt(source: &str) -> Result<String, String> {
         return Err(String::from_utf8_lossy(&output.stderr).trim().to_owned());
     }
     String::from_utf8(output.stdout).map_err(|e| e.to_string())
-}
-
-/// Writes `contents` to the output `path`: atomically when it is a regular
-/// file (or does not exist yet), straight through when it is a device or a
-/// FIFO, and never by replacing anything but a regular file.
-///
-/// - A symbolic link is followed, link by link, to its final target, and
-///   that target is written: the link stays a link and points at the new
-///   contents, as with the shell's `> link`. A dangling link creates the
-///   file it names.
-/// - A regular file, or no file: `contents` go to a temporary file in the
-///   target's directory, renamed over the target once complete. Readers
-///   never see a partial file, and a failed write leaves no file behind.
-/// - A character or block device or a FIFO (`/dev/null`, `/dev/stdout`, a
-///   named pipe): opened for writing, without creating or truncating it, and
-///   written to. Opening a FIFO waits for a reader, as `> fifo` does.
-/// - A directory or a socket: an error; nothing is written.
-///
-/// `path` is a path only: `-` is a file named `-` (the CLI reads `-o -` as
-/// standard output before calling this).
-///
-/// Where there are no Unix file types, anything that exists and is neither
-/// a regular file nor a directory is written through.
-///
-/// # Errors
-///
-/// The target is a directory or a socket, a link chain is too long (a
-/// loop), the directory is not writable, the disk is full, the rename or
-/// the write fails.
-pub fn write_output(path: &Path, contents: &str) -> std::io::Result<()> {
-    write_output_with(path, |out| out.write_all(contents.as_bytes()))
-}
-
-/// [`write_output`], the contents written by `write` (when it fails, a
-/// regular file is left as it was; a device or FIFO may have had part of
-/// them).
-fn write_output_with(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let (target, metadata) = resolve_links(path)?;
-    match metadata {
-        None => write_atomically(&target, write),
-        Some(metadata) if metadata.is_file() => write_atomically(&target, write),
-        Some(metadata) if metadata.is_dir() => Err(std::io::ErrorKind::IsADirectory.into()),
-        Some(metadata) if is_socket(&metadata) => Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "is a socket, not a file",
-        )),
-        Some(_) => write(&mut std::fs::OpenOptions::new().write(true).open(&target)?),
-    }
-}
-
-/// The most links [`resolve_links`] follows, Linux's limit for one path.
-const MAX_LINKS: usize = 40;
-
-/// `path` with its symbolic links followed to the final target, and that
-/// target's metadata (`None` when it does not exist). The final target is
-/// the path to write, so a link keeps pointing at the new file. Links are
-/// read one by one rather than through `canonicalize`, which fails on a
-/// dangling link; a relative link is relative to the link's directory.
-fn resolve_links(path: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
-    let mut target = path.to_owned();
-    for _ in 0..=MAX_LINKS {
-        let metadata = match std::fs::symlink_metadata(&target) {
-            Ok(metadata) => metadata,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((target, None)),
-            Err(e) => return Err(e),
-        };
-        if !metadata.file_type().is_symlink() {
-            return Ok((target, Some(metadata)));
-        }
-        let link = std::fs::read_link(&target)?;
-        target = match target.parent() {
-            Some(dir) => dir.join(link),
-            None => link,
-        };
-    }
-    Err(std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        format!(
-            "more than {MAX_LINKS} symbolic links from {} (a loop?)",
-            path.display()
-        ),
-    ))
-}
-
-#[cfg(unix)]
-fn is_socket(metadata: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    metadata.file_type().is_socket()
-}
-
-#[cfg(not(unix))]
-fn is_socket(_metadata: &std::fs::Metadata) -> bool {
-    false
-}
-
-/// Writes to `path` through a temporary file in the same directory (`write`
-/// fills it), renamed over `path` once complete. `path` is a regular file or
-/// missing ([`write_output`] checks).
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    // A new file gets the mode any new file gets (0o666 less the umask), a
-    // replaced one keeps its own; not `tempfile`'s private 0o600.
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut file = builder.tempfile_in(dir)?;
-    if let Ok(existing) = std::fs::metadata(path) {
-        file.as_file().set_permissions(existing.permissions())?;
-    }
-    write(&mut file)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }

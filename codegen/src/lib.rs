@@ -59,7 +59,9 @@
 //! `@required`. A member that closes a cycle of structures and unions is
 //! boxed. Two shapes that would share a Rust name are an error.
 //!
-//! A model is read as untrusted input. Mixins may nest at most 32 deep, and
+//! A model is read as untrusted input. A mixin must carry `@mixin` and have
+//! the shape type of the shape using it (else an error naming both, as the
+//! Smithy specification requires). Mixins may nest at most 32 deep, and
 //! lists and maps at most 32 deep (a list of lists of maps ... counts each);
 //! a deeper model is an error naming the shape, and so are lists and maps
 //! that hold themselves, which Smithy forbids (only a structure or union can
@@ -113,10 +115,12 @@ mod error;
 mod generator;
 mod identifiers;
 mod names;
+mod output;
 mod plugin;
 mod service;
 mod traits;
 
 pub use error::{CodegenError, ErrorKind};
-pub use generator::{GeneratedService, Generator, write_output};
+pub use generator::{GeneratedService, Generator};
+pub use output::{NotAFile, write_output};
 pub use plugin::{PluginEnv, run_plugin};

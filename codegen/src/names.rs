@@ -39,15 +39,30 @@ pub(crate) fn field_names<'a>(
     members: impl IntoIterator<Item = &'a str>,
     reserved: &[&str],
 ) -> Vec<String> {
-    let mut taken: HashSet<String> = reserved.iter().map(|&r| r.to_owned()).collect();
-    members
-        .into_iter()
-        .map(|member| {
-            let name = fresh(&field_name(member), |n| taken.contains(unraw(n)));
-            taken.insert(unraw(&name).to_owned());
-            name
-        })
-        .collect()
+    let mut names: Vec<String> = members.into_iter().map(field_name).collect();
+    // Names are claimed in order. The members that keep their own name are
+    // remembered by borrowing it from `names` (a structure of many members
+    // is not held twice); the others' new names are set once all are
+    // claimed.
+    let mut renamed: Vec<(usize, String)> = Vec::new();
+    {
+        let mut own: HashSet<&str> = HashSet::with_capacity(names.len());
+        let mut others: HashSet<String> = reserved.iter().map(|&r| r.to_owned()).collect();
+        for (index, name) in names.iter().enumerate() {
+            let taken = |n: &str| own.contains(unraw(n)) || others.contains(unraw(n));
+            if !taken(name) {
+                own.insert(unraw(name));
+                continue;
+            }
+            let new = fresh(name, taken);
+            others.insert(unraw(&new).to_owned());
+            renamed.push((index, new));
+        }
+    }
+    for (index, name) in renamed {
+        names[index] = name;
+    }
+    names
 }
 
 /// The module name of an operation: its snake_case, keywords escaped.

@@ -6,7 +6,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::error::{CodegenError, ErrorKind};
-use crate::generator::{Generator, write_output};
+use crate::generator::Generator;
+use crate::output::write_output;
 
 /// What smithy-build tells a `run` plugin.
 ///

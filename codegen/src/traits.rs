@@ -65,7 +65,7 @@ fn check_traits(
             ErrorKind::InvalidTrait {
                 shape: owner.to_owned(),
                 pointer: pointer(&at),
-                trait_id: trait_id.clone(),
+                trait_id: trait_id.to_owned(),
                 value: text,
                 expected: expected.to_owned(),
             },

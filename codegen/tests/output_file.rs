@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use rebound_codegen::{Generator, write_output};
+use rebound_codegen::{Generator, NotAFile, write_output};
 
 const MODEL: &str = include_str!("../fixtures/models/weather.json");
 
@@ -76,6 +76,11 @@ fn a_directory_is_an_error_and_stays_as_it_was() {
     std::fs::write(target.join("inside"), "kept").expect("write");
     let err = write_output(&target, "// new\n").expect_err("a directory");
     assert_eq!(err.kind(), std::io::ErrorKind::IsADirectory, "{err}");
+    let refused = err.get_ref().and_then(|e| e.downcast_ref::<NotAFile>());
+    assert!(
+        matches!(refused, Some(NotAFile { path, what: "directory" }) if *path == target),
+        "{err:?}"
+    );
     assert!(
         std::fs::symlink_metadata(&target)
             .expect("metadata")
@@ -248,7 +253,15 @@ fn a_socket_is_an_error_and_stays_a_socket() {
     let path = dir.path().join("sock");
     let _listener = std::os::unix::net::UnixListener::bind(&path).expect("bind");
     let err = write_output(&path, "// new\n").expect_err("a socket");
-    assert!(err.to_string().contains("socket"), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!("{} is a socket, not a file", path.display())
+    );
+    let refused = err.get_ref().and_then(|e| e.downcast_ref::<NotAFile>());
+    assert!(
+        matches!(refused, Some(NotAFile { what: "socket", .. })),
+        "{err:?}"
+    );
     assert!(
         std::fs::symlink_metadata(&path)
             .expect("metadata")

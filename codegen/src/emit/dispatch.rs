@@ -4,9 +4,9 @@
 //! `from_metadata`.
 //!
 //! An enum and its impls are [`ListItem`]s: a frame around a list of
-//! entries (variants, match arms, methods), so that the service's `Error`,
-//! which may have thousands of variants, is formatted a batch of entries at
-//! a time.
+//! entries (variants, match arms, methods), so that an enum of thousands of
+//! variants is formatted a batch of entries at a time; an operation's module
+//! is a [`ModuleItem`], a frame around such items.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,34 +14,10 @@ use heck::ToSnakeCase;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use super::batch::{ARM_MARKER, ListItem, METHOD_MARKER, ModuleItem, VARIANT_MARKER};
 use super::{Emitter, code, deprecated, doc_attrs, ident};
 use crate::ast::Shape;
 use crate::names::{fresh, unraw};
-
-/// One item of generated code: `frame` around a list of `len` entries,
-/// entry `i` being `entry(i)`.
-pub(super) struct ListItem<'a> {
-    /// A one-line entry of the list's kind, standing for the list when the
-    /// frame is formatted on its own.
-    pub(super) marker: &'static str,
-    pub(super) len: usize,
-    pub(super) entry: Box<dyn Fn(usize) -> TokenStream + 'a>,
-    pub(super) frame: Box<dyn Fn(TokenStream) -> TokenStream + 'a>,
-}
-
-impl ListItem<'_> {
-    /// The item with every entry.
-    pub(super) fn whole(&self) -> TokenStream {
-        (self.frame)((0..self.len).map(&self.entry).collect())
-    }
-}
-
-/// A variant standing for a list of variants (see [`ListItem::marker`]).
-pub(super) const VARIANT_MARKER: &str = "ReboundCodegenEntries,";
-/// A match arm standing for a list of arms.
-pub(super) const ARM_MARKER: &str = "rebound_codegen_entries => {}";
-/// A method standing for a list of methods.
-const METHOD_MARKER: &str = "fn rebound_codegen_entries() {}";
 
 impl<'m> Emitter<'_, 'm> {
     /// The service-wide `Error`, as list items.
@@ -55,11 +31,12 @@ impl<'m> Emitter<'_, 'm> {
         self.error_enum(ident("Error"), docs, &view.errors, quote!(self::))
     }
 
-    /// `operation::*`: a module per operation.
-    pub(super) fn operations(&self) -> impl Iterator<Item = TokenStream> {
+    /// `operation::*`: a module per operation, its error enum and
+    /// `From` impl as list items.
+    pub(super) fn operations(&self) -> impl Iterator<Item = ModuleItem<'_>> {
         let view = self.view;
         // The service's variant names, computed once for all operations.
-        let service_variants = self.variant_names(&view.errors);
+        let service_variants = std::rc::Rc::new(self.variant_names(&view.errors));
         view.operations.iter().map(move |op| {
             let module = ident(&op.module);
             let name = ident(&op.type_name);
@@ -72,20 +49,40 @@ impl<'m> Emitter<'_, 'm> {
                 code(op_name),
                 code("Unhandled")
             );
-            let error_enum: TokenStream = self
-                .error_enum(name.clone(), enum_docs, &op.errors, quote!(super::super::))
-                .iter()
-                .map(ListItem::whole)
-                .collect();
+            let mut items =
+                self.error_enum(name.clone(), enum_docs, &op.errors, quote!(super::super::));
             let variants = self.variant_names(&op.errors);
-            let arms = op.errors.iter().map(|error| {
-                let from = ident(&variants[&error.id]);
-                let to = ident(&service_variants[&error.id]);
-                quote!(#name::#from(error) => Self::#to(error),)
-            });
             let unhandled = ident(&variants["\0unhandled"]);
             let service_unhandled = ident(&service_variants["\0unhandled"]);
-            quote! {
+            let from = {
+                let (name, service_variants) =
+                    (name.clone(), std::rc::Rc::clone(&service_variants));
+                Box::new(move |i: usize| {
+                    let error = op.errors[i];
+                    let from = ident(&variants[&error.id]);
+                    let to = ident(&service_variants[&error.id]);
+                    quote!(#name::#from(error) => Self::#to(error),)
+                })
+            };
+            items.push(ListItem {
+                marker: ARM_MARKER,
+                len: op.errors.len(),
+                entry: from,
+                frame: Box::new(move |arms| {
+                    quote! {
+                        #[allow(clippy::too_many_lines)]
+                        impl ::std::convert::From<#name> for super::super::Error {
+                            fn from(error: #name) -> Self {
+                                match error {
+                                    #arms
+                                    #name::#unhandled(error) => Self::#service_unhandled(error),
+                                }
+                            }
+                        }
+                    }
+                }),
+            });
+            let frame = quote! {
                 #docs
                 pub mod #module {
                     /// The operation's name in the model.
@@ -95,19 +92,10 @@ impl<'m> Emitter<'_, 'm> {
                     /// The operation is `@idempotent`: repeating it has the effect of doing it once.
                     pub const IDEMPOTENT: bool = #idempotent;
 
-                    #error_enum
-
-                    #[allow(clippy::too_many_lines)]
-                    impl ::std::convert::From<#name> for super::super::Error {
-                        fn from(error: #name) -> Self {
-                            match error {
-                                #(#arms)*
-                                #name::#unhandled(error) => Self::#service_unhandled(error),
-                            }
-                        }
-                    }
+                    fn rebound_codegen_items() {}
                 }
-            }
+            };
+            ModuleItem { frame, items }
         })
     }
 

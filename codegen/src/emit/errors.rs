@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
+use super::batch::{ListItem, METHOD_MARKER, whole};
 use super::{Emitter, Here, code, deprecated, doc_attrs, ident, is_required, member_docs};
 use crate::ast::{Member, Shape, ShapeType};
 use crate::names::unraw;
@@ -50,15 +51,16 @@ const RESERVED_METHODS: &[&str] = &[
 ];
 
 impl Emitter<'_, '_> {
-    /// The items of `types::error`: a struct per error, then an enum per
-    /// event stream.
-    pub(super) fn error_types(&self) -> impl Iterator<Item = TokenStream> {
+    /// The items of `types::error`: those of a struct per error, then of an
+    /// enum per event stream, each list (fields, methods, variants, arms) a
+    /// batch of entries at a time.
+    pub(super) fn error_types(&self) -> impl Iterator<Item = Vec<ListItem<'_>>> {
         let view = self.view;
         let structs = view
             .errors
             .iter()
             .chain(&view.member_errors)
-            .map(|shape| self.error_struct(shape));
+            .map(|&shape| self.error_struct(shape));
         let streams = view.event_streams.iter().map(|stream| {
             let docs = format!(
                 "The errors the {} event stream can carry, and {} for the others.",
@@ -67,9 +69,6 @@ impl Emitter<'_, '_> {
             );
             let name = ident(&stream.type_name);
             self.error_enum(name, docs, &stream.errors, quote!(super::super::))
-                .iter()
-                .map(super::dispatch::ListItem::whole)
-                .collect()
         });
         structs.chain(streams)
     }
@@ -79,7 +78,10 @@ impl Emitter<'_, '_> {
         ErrorAttributes::of(shape, self.aws_rules)
     }
 
-    fn error_struct(&self, shape: &Shape) -> TokenStream {
+    /// An error struct, its fields as list entries; its `Default` and
+    /// `Debug` impls when it has its own; its methods, the getters and
+    /// setters as list entries; its trait impls.
+    fn error_struct<'a>(&'a self, shape: &'a Shape) -> Vec<ListItem<'a>> {
         let krate = &self.krate;
         let krate_attr = &self.krate_attr;
         let rust_name = self.view.rust_name(shape);
@@ -107,21 +109,25 @@ impl Emitter<'_, '_> {
         });
         let error_code = &attrs.code;
         let retry_after = self.retry_after_member(shape).map(|m| m.name.clone());
-        let fields = self.fields(shape, Here::TypesError, |member| {
-            if retry_after.as_deref() == Some(member.name.as_str()) {
-                quote!(#[retry_after])
-            } else {
-                TokenStream::new()
-            }
-        });
+        // The field names, held once for the fields and the methods.
+        let names = std::rc::Rc::new(self.field_names(shape));
+        let fields = self.field_entries(
+            shape,
+            std::rc::Rc::clone(&names),
+            Here::TypesError,
+            move |member| {
+                if retry_after.as_deref() == Some(member.name.as_str()) {
+                    quote!(#[retry_after])
+                } else {
+                    TokenStream::new()
+                }
+            },
+        );
         let (derive_default, default_impl) = self.default_impl(shape, &name, Here::TypesError);
         let (derive_debug, debug_impl) = self.debug_impl(shape, &name);
         let display = self.display(shape, unraw(rust_name));
         let deprecated = deprecated(shape);
-        let accessors = self.accessors(shape);
-        let setters = self.setters(shape);
-        let message = self.message_accessor(shape);
-        quote! {
+        let head = quote! {
             #docs
             #aws_note
             #[derive(#derive_debug ::std::clone::Clone, ::std::cmp::PartialEq, #derive_default #krate::RetryInfo)]
@@ -132,28 +138,8 @@ impl Emitter<'_, '_> {
             #[error_code(#error_code)]
             #[non_exhaustive]
             #deprecated
-            pub struct #name {
-                #fields
-            }
-
-            #default_impl
-            #debug_impl
-
-            impl #name {
-                #message
-
-                #accessors
-
-                #setters
-
-                /// The error with this response metadata (code, request ID, HTTP status).
-                #[must_use]
-                pub fn with_meta(mut self, meta: #krate::ErrorMetadata) -> Self {
-                    self.meta = meta;
-                    self
-                }
-            }
-
+        };
+        let traits = quote! {
             impl #krate::ProvideErrorMetadata for #name {
                 fn meta(&self) -> &#krate::ErrorMetadata {
                     &self.meta
@@ -171,6 +157,63 @@ impl Emitter<'_, '_> {
             }
 
             impl ::std::error::Error for #name {}
+        };
+        vec![
+            self.struct_item(shape, head, name.clone(), fields),
+            whole(quote!(#default_impl #debug_impl)),
+            self.methods(shape, name, names),
+            whole(traits),
+        ]
+    }
+
+    /// `impl Error { ... }`: `message()`, a getter and a setter per member
+    /// (fields named `fields`; as list entries, the getters then the setters, each made when it is
+    /// written), `with_meta`.
+    fn methods<'a>(
+        &'a self,
+        shape: &'a Shape,
+        name: Ident,
+        fields: std::rc::Rc<Vec<String>>,
+    ) -> ListItem<'a> {
+        let krate = self.krate.clone();
+        let message = self.message_accessor(shape);
+        let getter_names = getter_names(&fields);
+        let count = shape.members.len();
+        ListItem {
+            marker: METHOD_MARKER,
+            // A getter, then a setter, per member: empty for those without.
+            len: 2 * count,
+            entry: Box::new(move |i| {
+                let (member, setter) = if i < count {
+                    (i, false)
+                } else {
+                    (i - count, true)
+                };
+                let field = fields[member].as_str();
+                if !setter && has_getter(field) {
+                    self.getter_method(shape, member, field)
+                } else if setter && has_setter(field, &getter_names) {
+                    self.setter_method(shape, member, field)
+                } else {
+                    TokenStream::new()
+                }
+            }),
+            frame: Box::new(move |methods| {
+                quote! {
+                    impl #name {
+                        #message
+
+                        #methods
+
+                        /// The error with this response metadata (code, request ID, HTTP status).
+                        #[must_use]
+                        pub fn with_meta(mut self, meta: #krate::ErrorMetadata) -> Self {
+                            self.meta = meta;
+                            self
+                        }
+                    }
+                }
+            }),
         }
     }
 
@@ -196,69 +239,44 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// A getter per member, named as its field, unless the name is one of
-    /// the methods an error already has (`message`, `meta`, `code`,
-    /// `fault`, ...): calling it would reach the getter instead.
-    fn accessors(&self, shape: &Shape) -> TokenStream {
-        let getters = shape
-            .members
-            .iter()
-            .zip(self.field_idents(shape))
-            .filter(|(_, field)| !RESERVED_METHODS.contains(&unraw(&field.to_string())))
-            .map(|(member, field)| {
-                let (ty, body) = self.getter(shape, member, &field);
-                let docs = member_docs(member);
-                quote! {
-                    #docs
-                    #[must_use]
-                    pub fn #field(&self) -> #ty {
-                        #body
-                    }
-                }
-            });
-        quote!(#(#getters)*)
+    /// The getter of member `index`, named as its field `field`.
+    fn getter_method(&self, shape: &Shape, index: usize, field: &str) -> TokenStream {
+        let (member, field) = (&shape.members[index], ident(field));
+        let (ty, body) = self.getter(shape, member, &field);
+        let docs = member_docs(member);
+        quote! {
+            #docs
+            #[must_use]
+            pub fn #field(&self) -> #ty {
+                #body
+            }
+        }
     }
 
-    /// `with_<field>(value)` per member: the error with the member set, so
-    /// that code outside the crate can build one (the struct is
-    /// `#[non_exhaustive]`); none where a getter has that name.
-    fn setters(&self, shape: &Shape) -> TokenStream {
-        let fields = self.field_idents(shape);
-        let getters: HashSet<String> = fields
-            .iter()
-            .map(|f| unraw(&f.to_string()).to_owned())
-            .collect();
-        let setters = shape
-            .members
-            .iter()
-            .zip(&fields)
-            .filter_map(|(member, field)| {
-                let name = format!("with_{}", unraw(&field.to_string()));
-                // A member named `with_x` has a getter of that name: the
-                // member `x` then has no setter (its field is public).
-                (!getters.contains(&name) && name != "with_meta").then_some((member, field, name))
-            })
-            .map(|(member, field, name)| {
-                let name = ident(&name);
-                let ty = self.type_of(&member.target, Here::TypesError);
-                let mut value = quote!(value.into());
-                if self.view.is_boxed(shape, &member.name) {
-                    value = quote!(::std::boxed::Box::new(#value));
-                }
-                if !is_required(member) {
-                    value = quote!(::std::option::Option::Some(#value));
-                }
-                let docs = doc_attrs(None, format!("The error with {} set.", code(&member.name)));
-                quote! {
-                    #docs
-                    #[must_use]
-                    pub fn #name(mut self, value: impl ::std::convert::Into<#ty>) -> Self {
-                        self.#field = #value;
-                        self
-                    }
-                }
-            });
-        quote!(#(#setters)*)
+    /// `with_<field>(value)` for member `index` (field `field`): the error
+    /// with the member set, so that code outside the crate can build one
+    /// (the struct is `#[non_exhaustive]`).
+    fn setter_method(&self, shape: &Shape, index: usize, field: &str) -> TokenStream {
+        let member = &shape.members[index];
+        let name = ident(&format!("with_{}", unraw(field)));
+        let field = ident(field);
+        let ty = self.type_of(&member.target, Here::TypesError);
+        let mut value = quote!(value.into());
+        if self.view.is_boxed(shape, &member.name) {
+            value = quote!(::std::boxed::Box::new(#value));
+        }
+        if !is_required(member) {
+            value = quote!(::std::option::Option::Some(#value));
+        }
+        let docs = doc_attrs(None, format!("The error with {} set.", code(&member.name)));
+        quote! {
+            #docs
+            #[must_use]
+            pub fn #name(mut self, value: impl ::std::convert::Into<#ty>) -> Self {
+                self.#field = #value;
+                self
+            }
+        }
     }
 
     /// The return type and body of the getter of `member`: `&str`,
@@ -491,4 +509,30 @@ impl Emitter<'_, '_> {
             }
         }
     }
+}
+
+/// Whether the member of field `field` gets a getter, named as its field:
+/// unless the name is one of the methods an error already has (`message`,
+/// `meta`, `code`, `fault`, ...), as calling it would reach the getter
+/// instead.
+fn has_getter(field: &str) -> bool {
+    !RESERVED_METHODS.contains(&unraw(field))
+}
+
+/// The field names a setter's name could meet: those named `with_...`.
+fn getter_names(fields: &[String]) -> HashSet<String> {
+    fields
+        .iter()
+        .map(|f| unraw(f))
+        .filter(|f| f.starts_with("with_"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether the member of field `field` gets a setter, `with_<field>`: not
+/// where a field (so a getter) has that name (a member named `with_x` has a getter of
+/// that name: the member `x` then has no setter; its field is public).
+fn has_setter(field: &str, getter_names: &HashSet<String>) -> bool {
+    let name = format!("with_{}", unraw(field));
+    !getter_names.contains(&name) && name != "with_meta"
 }

@@ -5,15 +5,19 @@
 //! no inner attributes and no `//!` comments, and refers to its own items by
 //! relative paths (`super::...`) and to everything else by absolute ones.
 
+mod batch;
 mod dispatch;
 mod errors;
 mod types;
 
 use std::io::Write;
+use std::rc::Rc;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
+pub(crate) use self::batch::EmitError;
+use self::batch::{FIELD_MARKER, ListItem, push_items, push_list_item, push_module, push_str};
 use crate::ast::{Member, Shape, ShapeType};
 use crate::docs::doc_lines;
 use crate::service::ServiceView;
@@ -72,9 +76,12 @@ impl<'v, 'm> Emitter<'v, 'm> {
     ///
     /// Each item is formatted on its own, at the depth of the module that
     /// holds it, so that only one item's tokens and syntax tree are held at
-    /// a time (the service's `Error` and its impls, with a variant or an arm
-    /// per error, a batch of entries at a time); the modules around them are
-    /// written here.
+    /// a time, and an item with a list (an enum's variants, a `match`'s
+    /// arms, a struct's fields, an impl's methods) a batch of entries at a
+    /// time ([`batch`]): memory does not grow with the number of errors
+    /// of a service or an operation, or of members of a structure. The
+    /// top-level modules are written here, each operation's module around
+    /// its items ([`push_module`]).
     ///
     /// # Errors
     ///
@@ -91,8 +98,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
         push_str(out, &header)?;
         push_items(out, 0, self.constants())?;
         for item in self.service_error() {
-            let entries = (0..item.len).map(&item.entry);
-            push_list(out, &item.frame, item.marker, entries)?;
+            push_list_item(out, 0, &item)?;
         }
         push_items(out, 0, self.unhandled())?;
 
@@ -103,8 +109,10 @@ impl<'v, 'm> Emitter<'v, 'm> {
              clippy::large_enum_variant,\n    clippy::doc_markdown,\n    clippy::doc_link_with_quotes\n)]\n\
              pub mod types {\n",
         )?;
-        for item in self.member_types() {
-            push_items(out, 1, item)?;
+        for items in self.member_types() {
+            for item in &items {
+                push_list_item(out, 1, item)?;
+            }
         }
         push_str(
             out,
@@ -112,8 +120,10 @@ impl<'v, 'm> Emitter<'v, 'm> {
                  #[allow(non_camel_case_types, clippy::upper_case_acronyms)]\n    \
                  pub mod error {\n",
         )?;
-        for item in self.error_types() {
-            push_items(out, 2, item)?;
+        for items in self.error_types() {
+            for item in &items {
+                push_list_item(out, 2, item)?;
+            }
         }
         push_str(out, "    }\n}\n")?;
 
@@ -125,8 +135,8 @@ impl<'v, 'm> Emitter<'v, 'm> {
              clippy::large_enum_variant,\n    clippy::doc_markdown,\n    clippy::doc_link_with_quotes\n)]\n\
              pub mod operation {\n",
         )?;
-        for item in self.operations() {
-            push_items(out, 1, item)?;
+        for module in self.operations() {
+            push_module(out, 1, &module)?;
         }
         push_str(out, "}\n")?;
         push_items(out, 0, self.tail())
@@ -259,6 +269,15 @@ impl<'v, 'm> Emitter<'v, 'm> {
     /// ([`field_names`](crate::names::field_names)); an error's `meta`
     /// field is reserved.
     fn field_idents(&self, shape: &Shape) -> Vec<Ident> {
+        self.field_names(shape)
+            .iter()
+            .map(|name| ident(name))
+            .collect()
+    }
+
+    /// The names of [`field_idents`](Self::field_idents), lighter to hold
+    /// for a structure of many members.
+    fn field_names(&self, shape: &Shape) -> Vec<String> {
         let reserved: &[&str] = if self.view.is_error(&shape.id) {
             &["meta"]
         } else {
@@ -266,9 +285,6 @@ impl<'v, 'm> Emitter<'v, 'm> {
         };
         let members = shape.members.iter().map(|m| m.name.as_str());
         crate::names::field_names(members, reserved)
-            .iter()
-            .map(|name| ident(name))
-            .collect()
     }
 
     /// The Rust field of member `member` of `shape`.
@@ -281,16 +297,19 @@ impl<'v, 'm> Emitter<'v, 'm> {
         self.field_idents(shape).swap_remove(index)
     }
 
-    /// The fields of a structure, with their docs; an error's end with its
-    /// `meta`.
-    fn fields(
-        &self,
-        shape: &Shape,
+    /// The fields of a structure, with their docs, as the entries of a
+    /// list: entry `i` is member `i`'s field, named `names[i]`
+    /// ([`field_names`](Self::field_names); [`struct_item`](Self::struct_item) puts an error's
+    /// `meta` after them).
+    fn field_entries<'a>(
+        &'a self,
+        shape: &'a Shape,
+        names: Rc<Vec<String>>,
         here: Here,
-        extra: impl Fn(&Member) -> TokenStream,
-    ) -> TokenStream {
-        let names = self.field_idents(shape);
-        let fields = shape.members.iter().zip(names).map(|(member, name)| {
+        extra: impl Fn(&Member) -> TokenStream + 'a,
+    ) -> Box<dyn Fn(usize) -> TokenStream + 'a> {
+        Box::new(move |i| {
+            let (member, name) = (&shape.members[i], ident(&names[i]));
             let ty = self.field_type(shape, member, here);
             let docs = member_docs(member);
             let extra = extra(member);
@@ -299,7 +318,19 @@ impl<'v, 'm> Emitter<'v, 'm> {
                 #extra
                 pub #name: #ty,
             }
-        });
+        })
+    }
+
+    /// A structure's definition as a list item, `head` (its docs and
+    /// attributes) before it and its fields as entries ([`field_entries`](Self::field_entries));
+    /// an error's end with its `meta`.
+    fn struct_item<'a>(
+        &'a self,
+        shape: &'a Shape,
+        head: TokenStream,
+        name: Ident,
+        fields: Box<dyn Fn(usize) -> TokenStream + 'a>,
+    ) -> ListItem<'a> {
         let krate = &self.krate;
         let meta = self.view.is_error(&shape.id).then(|| {
             quote! {
@@ -309,7 +340,20 @@ impl<'v, 'm> Emitter<'v, 'm> {
                 pub(crate) meta: #krate::ErrorMetadata,
             }
         });
-        quote!(#(#fields)* #meta)
+        ListItem {
+            marker: FIELD_MARKER,
+            len: shape.members.len(),
+            entry: fields,
+            frame: Box::new(move |fields| {
+                quote! {
+                    #head
+                    pub struct #name {
+                        #fields
+                        #meta
+                    }
+                }
+            }),
+        }
     }
 
     /// `#[derive(Default)]`, or an `impl Default` when a required member is
@@ -400,110 +444,6 @@ impl<'v, 'm> Emitter<'v, 'm> {
     }
 }
 
-/// What can stop [`Emitter::write_to`].
-#[derive(Debug)]
-pub(crate) enum EmitError {
-    /// The generated code does not parse or format as expected: a bug.
-    Internal(String),
-    /// The output could not be written.
-    Write(std::io::Error),
-}
-
-impl From<String> for EmitError {
-    fn from(message: String) -> Self {
-        Self::Internal(message)
-    }
-}
-
-/// Appends `text` to `out`.
-fn push_str(out: &mut dyn Write, text: &str) -> Result<(), EmitError> {
-    out.write_all(text.as_bytes()).map_err(EmitError::Write)
-}
-
-/// Appends `tokens` (whole items) to `out` as `prettyplease` formats them
-/// `depth` modules deep (see [`format_items`]).
-fn push_items(out: &mut dyn Write, depth: usize, tokens: TokenStream) -> Result<(), EmitError> {
-    push_str(out, &format_items(depth, tokens)?)
-}
-
-/// `tokens` (whole items) as `prettyplease` formats them `depth` modules
-/// deep (its line breaks depend on the indentation): formatted inside that
-/// many wrapping modules, whose own lines are then left out.
-fn format_items(depth: usize, tokens: TokenStream) -> Result<String, String> {
-    if tokens.is_empty() {
-        return Ok(String::new());
-    }
-    let mut tokens = tokens;
-    for _ in 0..depth {
-        tokens = quote!(mod m { #tokens });
-    }
-    let file: syn::File =
-        syn::parse2(tokens).map_err(|e| format!("the generated code does not parse: {e}"))?;
-    let text = prettyplease::unparse(&file);
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let wrapped = lines.len() > 2 * depth
-        && lines[..depth].iter().all(|l| l.trim() == "mod m {")
-        && lines[lines.len() - depth..].iter().all(|l| l.trim() == "}");
-    if !wrapped {
-        return Err("the generated code formats in an unexpected layout".to_owned());
-    }
-    Ok(lines[depth..lines.len() - depth].concat())
-}
-
-/// How many entries of a list [`push_list`] formats at a time.
-const BATCH: usize = 256;
-
-/// Appends the top-level item that `item` makes around a list of `entries`
-/// (enum variants, match arms), as [`push_items`] would format it whole,
-/// but a batch of entries at a time, so that a list of any length needs
-/// little memory. `prettyplease` writes each variant and arm on lines of
-/// its own whatever the others: the item is formatted once with `marker`
-/// as its only entry, which gives the text before and after the list; then
-/// once per batch, of which the lines in between are kept (the text around
-/// them checked to be the same).
-fn push_list(
-    out: &mut dyn Write,
-    item: impl Fn(TokenStream) -> TokenStream,
-    marker: &str,
-    entries: impl Iterator<Item = TokenStream>,
-) -> Result<(), EmitError> {
-    let mut entries = entries.peekable();
-    let mut batch: TokenStream = entries.by_ref().take(BATCH).collect();
-    if entries.peek().is_none() {
-        return push_items(out, 0, item(batch));
-    }
-    let marker_tokens = marker.parse().map_err(|e| format!("{e}"))?;
-    let framed = format_items(0, item(marker_tokens))?;
-    let lines: Vec<&str> = framed.split_inclusive('\n').collect();
-    let mut at = (0..lines.len()).filter(|&i| lines[i].trim() == marker);
-    let (Some(at), None) = (at.next(), at.next()) else {
-        return Err(EmitError::Internal(
-            "the marker of a list of entries is not on one line of its own".to_owned(),
-        ));
-    };
-    let (before, after) = (lines[..at].concat(), lines[at + 1..].concat());
-    push_str(out, &before)?;
-    loop {
-        if !batch.is_empty() {
-            let text = format_items(0, item(batch))?;
-            let between = text
-                .strip_prefix(before.as_str())
-                .and_then(|text| text.strip_suffix(after.as_str()))
-                .ok_or_else(|| {
-                    EmitError::Internal(
-                        "a batch of entries formats with different text around it".to_owned(),
-                    )
-                })?;
-            push_str(out, between)?;
-        }
-        if entries.peek().is_none() {
-            break;
-        }
-        batch = entries.by_ref().take(BATCH).collect();
-    }
-    push_str(out, &after)
-}
-
 /// `#[deprecated]` from `@deprecated` (its `message` and `since`).
 fn deprecated(shape: &Shape) -> TokenStream {
     let Some(trait_value) = shape.traits.get("smithy.api#deprecated") else {
@@ -589,91 +529,5 @@ fn document_type() -> TokenStream {
             /// An object: documents by key.
             Object(::std::collections::HashMap<::std::string::String, Document>),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::dispatch::{ARM_MARKER, VARIANT_MARKER};
-    use super::*;
-
-    #[test]
-    fn items_format_as_they_would_inside_their_modules() {
-        let item = quote! {
-            /// A struct with a field whose type is long enough to be broken over lines.
-            pub struct Deep {
-                pub field: ::std::option::Option<::std::collections::HashMap<::std::string::String, ::std::vec::Vec<u8>>>,
-            }
-        };
-        let whole: syn::File =
-            syn::parse2(quote!(pub mod a { pub mod b { #item } })).expect("parses");
-        let whole = prettyplease::unparse(&whole);
-        let mut out = Vec::new();
-        push_items(&mut out, 2, item).expect("formats");
-        let out = String::from_utf8(out).expect("UTF-8");
-        let lines: Vec<&str> = whole.lines().collect();
-        let inner = lines[2..lines.len() - 2].join("\n");
-        assert_eq!(out, format!("{inner}\n"));
-        assert!(out.starts_with("        /// A struct"), "{out}");
-    }
-
-    #[test]
-    fn long_lists_format_in_batches_as_they_would_whole() {
-        // Variants and arms of every length, some broken over lines.
-        let n = 3 * BATCH + 7;
-        let name = |i: usize| ident(&format!("V{}{}", i, "x".repeat(i % 90)));
-        let variants = || {
-            (0..n).map(move |i| {
-                let (v, doc) = (name(i), format!(" Variant {i}."));
-                quote!(#[doc = #doc] #v(::std::option::Option<::std::vec::Vec<u8>>),)
-            })
-        };
-        let arms = || {
-            (0..n).map(move |i| {
-                let (v, code) = (name(i), format!("code-{i}"));
-                if i % 2 == 0 {
-                    quote!(#code => Self::#v(::std::option::Option::None),)
-                } else {
-                    quote!(#code => Self::#v(::std::option::Option::Some(::std::vec::Vec::from(#code))),)
-                }
-            })
-        };
-        let enum_item = |variants: TokenStream| quote!(pub enum E { #variants Last });
-        let impl_item = |arms: TokenStream| {
-            quote! {
-                impl E {
-                    pub fn new(code: &str) -> Self {
-                        match code {
-                            #arms
-                            _ => Self::Last,
-                        }
-                    }
-                }
-            }
-        };
-        let (mut whole, mut batched) = (Vec::new(), Vec::new());
-        push_items(&mut whole, 0, enum_item(variants().collect())).expect("formats");
-        push_items(&mut whole, 0, impl_item(arms().collect())).expect("formats");
-        push_list(&mut batched, enum_item, VARIANT_MARKER, variants()).expect("formats");
-        push_list(&mut batched, impl_item, ARM_MARKER, arms()).expect("formats");
-        let (whole, batched) = (
-            String::from_utf8(whole).expect("UTF-8"),
-            String::from_utf8(batched).expect("UTF-8"),
-        );
-        assert_eq!(batched, whole);
-        // Some arms are on one line, some broken over several.
-        assert!(whole.contains("\"code-0\" => Self::V0(::std::option::Option::None),\n"));
-        assert!(whole.contains("\"code-1\" => {\n"), "{whole}");
-    }
-
-    #[test]
-    fn tokens_that_do_not_parse_are_an_error_not_a_panic() {
-        let mut out = Vec::new();
-        let err = push_items(&mut out, 1, quote!(pub struct ;)).expect_err("not an item");
-        assert!(
-            matches!(&err, EmitError::Internal(m) if m.starts_with("the generated code does not parse: ")),
-            "{err:?}"
-        );
-        assert!(out.is_empty());
     }
 }

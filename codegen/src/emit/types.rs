@@ -6,6 +6,7 @@ use std::hash::Hash;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
+use super::batch::{ListItem, whole};
 use super::{Emitter, Here, code, deprecated, doc_attrs, ident, member_docs};
 use crate::ast::{Member, Shape, ShapeType};
 use crate::names::{fresh, unraw, variant_name};
@@ -58,41 +59,45 @@ impl Emitter<'_, '_> {
         (TokenStream::new(), body)
     }
 
-    /// The items of `types`: one per member type.
-    pub(super) fn member_types(&self) -> impl Iterator<Item = TokenStream> {
-        self.view.types.iter().map(|shape| {
+    /// The items of `types`: those of each member type, a structure's
+    /// fields a batch at a time.
+    pub(super) fn member_types(&self) -> impl Iterator<Item = Vec<ListItem<'_>>> {
+        self.view.types.iter().map(|&shape| {
             let name = ident(self.view.rust_name(shape));
-            if self.view.is_enum_string(&shape.id) {
-                return self.string_enum(shape, &name, legacy_enum_values(shape));
-            }
-            match shape.shape_type {
-                ShapeType::Structure => self.structure(shape, &name),
-                ShapeType::Union => self.union(shape, &name),
-                ShapeType::Enum => self.string_enum(shape, &name, enum_values(shape)),
-                ShapeType::IntEnum => self.int_enum(shape, &name),
-                _ => TokenStream::new(),
-            }
+            let tokens = if self.view.is_enum_string(&shape.id) {
+                self.string_enum(shape, &name, legacy_enum_values(shape))
+            } else {
+                match shape.shape_type {
+                    ShapeType::Structure => return self.structure(shape, name),
+                    ShapeType::Union => self.union(shape, &name),
+                    ShapeType::Enum => self.string_enum(shape, &name, enum_values(shape)),
+                    ShapeType::IntEnum => self.int_enum(shape, &name),
+                    _ => TokenStream::new(),
+                }
+            };
+            vec![whole(tokens)]
         })
     }
 
-    fn structure(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {
+    /// A structure, its fields as list entries, then its `Default` and
+    /// `Debug` impls when it has its own.
+    fn structure<'a>(&'a self, shape: &'a Shape, name: Ident) -> Vec<ListItem<'a>> {
         let docs = self.docs(shape, format!("The {} structure.", code(shape.name())));
-        let fields = self.fields(shape, Here::Types, |_| TokenStream::new());
-        let (derive_default, default_impl) = self.default_impl(shape, name, Here::Types);
-        let (derive_debug, debug_impl) = self.debug_impl(shape, name);
+        let (derive_default, default_impl) = self.default_impl(shape, &name, Here::Types);
+        let (derive_debug, debug_impl) = self.debug_impl(shape, &name);
         let deprecated = deprecated(shape);
-        quote! {
+        let head = quote! {
             #docs
             #[derive(#derive_debug ::std::clone::Clone, ::std::cmp::PartialEq, #derive_default)]
             #[non_exhaustive]
             #deprecated
-            pub struct #name {
-                #fields
-            }
-
-            #default_impl
-            #debug_impl
-        }
+        };
+        let names = std::rc::Rc::new(self.field_names(shape));
+        let fields = self.field_entries(shape, names, Here::Types, |_| TokenStream::new());
+        vec![
+            self.struct_item(shape, head, name, fields),
+            whole(quote!(#default_impl #debug_impl)),
+        ]
     }
 
     fn union(&self, shape: &Shape, name: &proc_macro2::Ident) -> TokenStream {

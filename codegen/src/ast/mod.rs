@@ -7,18 +7,28 @@
 //! ASTs read too (`set` shapes, the `smithy.api#enum` trait, boxed prelude
 //! shapes).
 //!
+//! A model file is read as a stream ([`stream`]), so that its text is never
+//! held beside the model; a shape ID given twice is an error.
+//!
 //! A model is untrusted: reading it uses no recursion. Mixins are applied
 //! once per shape (which copies its mixins' members) and nest at most
 //! [`MAX_MIXIN_DEPTH`] deep; lists and maps nest at most
 //! [`MAX_COLLECTION_DEPTH`] deep and never in a cycle, so that the emitter
 //! can recurse over them.
 
+mod members;
+mod stream;
+mod traits_map;
+
+pub(crate) use traits_map::Traits;
+
 use std::collections::HashSet;
+use std::fs::File;
+use std::path::Path;
 
 use indexmap::IndexMap;
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use crate::error::{CodegenError, ErrorKind};
 
@@ -106,9 +116,6 @@ impl ShapeType {
         }
     }
 }
-
-/// The traits of a shape or member, by absolute shape ID.
-pub(crate) type Traits = IndexMap<String, Value>;
 
 /// One member: of a structure, union or enum; a list's `member`; a map's
 /// `key` and `value`.
@@ -207,7 +214,7 @@ struct RawShape {
     #[serde(rename = "type")]
     shape_type: String,
     #[serde(default)]
-    members: IndexMap<String, RawMember>,
+    members: members::RawMembers,
     member: Option<RawMember>,
     key: Option<RawMember>,
     value: Option<RawMember>,
@@ -247,21 +254,41 @@ struct Ref {
     target: String,
 }
 
-/// A shape's type alone.
-#[derive(Deserialize)]
-struct TypeOnly<'a> {
-    #[serde(rename = "type", borrow)]
-    shape_type: std::borrow::Cow<'a, str>,
+/// Reads a JSON AST from its text. `origin` names the model in errors.
+pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
+    read(origin, &mut || Ok(serde_json::Deserializer::from_str(json)))
 }
 
-/// Reads a JSON AST. `origin` names the model in errors.
-pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
+/// Reads a JSON AST from the file `path`, as a stream: the file is read
+/// twice ([`stream`]), never held whole. `origin` names the model in errors.
+pub(crate) fn parse_file(origin: &str, path: &Path) -> Result<Model, CodegenError> {
+    read(origin, &mut || {
+        let file = File::open(path)
+            .map_err(|source| CodegenError::new(origin, ErrorKind::Read { source }))?;
+        let reader = std::io::BufReader::with_capacity(1 << 16, file);
+        Ok(serde_json::Deserializer::from_reader(reader))
+    })
+}
+
+/// Reads a JSON AST through `open`, which gives a deserializer of the whole
+/// document each time it is called (twice).
+fn read<'de, R: serde_json::de::Read<'de>>(
+    origin: &str,
+    open: &mut dyn FnMut() -> Result<serde_json::Deserializer<R>, CodegenError>,
+) -> Result<Model, CodegenError> {
     let fail = |kind| CodegenError::new(origin, kind);
+    // A file that fails to read is a read error, anything else an error of
+    // the JSON, at its line and column.
     let json_error = |e: serde_json::Error| {
+        if e.is_io() {
+            return fail(ErrorKind::Read {
+                source: std::io::Error::from(e),
+            });
+        }
         fail(ErrorKind::Json {
             line: e.line(),
             column: e.column(),
-            message: json_message(&e),
+            message: json_message(&e.to_string()),
         })
     };
     let not_smithy = |reason: &str| {
@@ -269,21 +296,18 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
             reason: reason.to_owned(),
         })
     };
-    // Check it is JSON first (for the line and column of a syntax error),
-    // then read the top level and each shape from their raw text, so that
-    // members keep the model's order. The raw text is borrowed from `json`,
-    // never copied.
-    serde_json::from_str::<serde::de::IgnoredAny>(json).map_err(json_error)?;
-    let Ok(top) = serde_json::from_str::<IndexMap<String, &RawValue>>(json) else {
+    // The first pass checks that the text is JSON (for the line and column
+    // of a syntax error) and notes the top level.
+    let mut de = open()?;
+    let outline = stream::outline(&mut de).map_err(json_error)?;
+    de.end().map_err(json_error)?;
+    drop(de);
+    if !outline.is_object {
         return Err(not_smithy("the document is not a JSON object"));
-    };
-    match top
-        .get("smithy")
-        .map(|v| serde_json::from_str::<Value>(v.get()))
-    {
-        Some(Ok(Value::String(version)))
-            if version.starts_with('1') || version.starts_with('2') => {}
-        Some(Ok(Value::String(version))) => {
+    }
+    match &outline.smithy {
+        Some(Value::String(version)) if version.starts_with('1') || version.starts_with('2') => {}
+        Some(Value::String(version)) => {
             return Err(not_smithy(&format!(
                 "unsupported `smithy` version \"{version}\" (1.0 and 2.0 are read)"
             )));
@@ -291,66 +315,74 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
         Some(_) => return Err(not_smithy("`smithy` is not a version string")),
         None => return Err(not_smithy("it has no `smithy` version")),
     }
-    let raw_shapes = match top.get("shapes") {
-        None => IndexMap::new(),
-        Some(shapes) => serde_json::from_str::<IndexMap<String, &RawValue>>(shapes.get())
-            .map_err(|_| not_smithy("`shapes` is not an object"))?,
-    };
+    if outline.shapes > 1 {
+        return Err(not_smithy("`shapes` is given more than once"));
+    }
+    if outline.shapes == 1 && !outline.shapes_is_object {
+        return Err(not_smithy("`shapes` is not an object"));
+    }
+    if let Some(id) = outline.repeated {
+        return Err(fail(ErrorKind::InvalidShape {
+            pointer: pointer(&["shapes", &id]),
+            shape: id,
+            message: "the shape is defined more than once".to_owned(),
+        }));
+    }
 
     // `apply` entries hold traits for shapes defined elsewhere: a reference
     // to one is to a shape the model does not define.
-    let applied: HashSet<&str> = raw_shapes
-        .iter()
-        .filter(|(_, value)| {
-            serde_json::from_str::<TypeOnly<'_>>(value.get()).is_ok_and(|t| t.shape_type == "apply")
-        })
-        .map(|(id, _)| id.as_str())
-        .collect();
+    let (ids, applied) = (&outline.ids, &outline.applied);
     let exists = |target: &str| {
-        (raw_shapes.contains_key(target) && !applied.contains(target)) || prelude(target).is_some()
+        (ids.contains(target) && !applied.contains(target)) || prelude(target).is_some()
     };
 
-    // Each shape is read, checked and stored with its own members and
-    // traits; then mixins are applied.
-    let mut shapes = IndexMap::with_capacity(raw_shapes.len());
-    let mut mixins: Vec<Vec<String>> = Vec::with_capacity(raw_shapes.len());
-    for (id, value) in &raw_shapes {
-        if !id.contains('#') {
+    // The second pass reads, checks and stores each shape with its own
+    // members and traits; then mixins are applied.
+    let mut shapes = IndexMap::with_capacity(ids.len().saturating_sub(applied.len()));
+    let mut mixins: Vec<Vec<String>> = Vec::with_capacity(shapes.capacity());
+    let mut on_shape = |id: String, shape: RawShape| {
+        let Some(shape_type) = ShapeType::parse(&shape.shape_type) else {
+            if shape.shape_type == "apply" {
+                return Ok(()); // Traits applied elsewhere; `smithy ast` folds them in.
+            }
             return Err(fail(ErrorKind::InvalidShape {
-                pointer: pointer(&["shapes", id]),
-                shape: id.clone(),
+                pointer: pointer(&["shapes", &id, "type"]),
+                message: format!("unknown shape type \"{}\"", shape.shape_type),
+                shape: id,
+            }));
+        };
+        check_references(origin, &id, &shape, exists)?;
+        if matches!(shape_type, ShapeType::List | ShapeType::Map) {
+            check_collection(&id, shape_type, &shape).map_err(fail)?;
+        }
+        mixins.push(shape.mixins.iter().map(|m| m.target.clone()).collect());
+        let shape = own_shape(&id, shape_type, shape);
+        shapes.insert(id, shape);
+        Ok(())
+    };
+    let mut de = open()?;
+    let stop = stream::shapes(&mut de, outline.shapes, &mut on_shape).map_err(json_error)?;
+    match stop {
+        None => {}
+        Some(stream::Stop::Refused(e)) => return Err(e),
+        Some(stream::Stop::Unnamespaced(id)) => {
+            return Err(fail(ErrorKind::InvalidShape {
+                pointer: pointer(&["shapes", &id]),
+                shape: id,
                 message: "a shape ID needs a namespace (`namespace#Name`)".to_owned(),
             }));
         }
-        let mut deserializer = serde_json::Deserializer::from_str(value.get());
-        let shape: RawShape = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
-            let path = e.path().to_string();
+        Some(stream::Stop::Shape { id, path, message }) => {
             let mut parts = vec!["shapes", id.as_str()];
             parts.extend(path.split('.').filter(|p| !p.is_empty() && *p != "?"));
-            fail(ErrorKind::InvalidShape {
+            return Err(fail(ErrorKind::InvalidShape {
                 pointer: pointer(&parts),
                 shape: id.clone(),
-                message: json_message(e.inner()),
-            })
-        })?;
-        let Some(shape_type) = ShapeType::parse(&shape.shape_type) else {
-            if shape.shape_type == "apply" {
-                continue; // Traits applied elsewhere; `smithy ast` folds them in.
-            }
-            return Err(fail(ErrorKind::InvalidShape {
-                shape: id.clone(),
-                pointer: pointer(&["shapes", id, "type"]),
-                message: format!("unknown shape type \"{}\"", shape.shape_type),
+                message: json_message(&message),
             }));
-        };
-        check_references(origin, id, &shape, exists)?;
-        if matches!(shape_type, ShapeType::List | ShapeType::Map) {
-            check_collection(id, shape_type, &shape).map_err(fail)?;
         }
-        mixins.push(shape.mixins.iter().map(|m| m.target.clone()).collect());
-        shapes.insert(id.clone(), own_shape(id, shape_type, shape));
     }
-    drop(raw_shapes);
+    drop(de);
     let inherited = apply_mixins(origin, &mut shapes, &mixins)?;
     let model = Model { shapes };
     check_nesting(origin, &model, &inherited)?;
@@ -362,11 +394,10 @@ pub(crate) fn parse(origin: &str, json: &str) -> Result<Model, CodegenError> {
 
 /// serde_json's message without its " at line N column M" suffix (the
 /// location is reported separately).
-fn json_message(e: &serde_json::Error) -> String {
-    let message = e.to_string();
+fn json_message(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(at) => message[..at].to_owned(),
-        None => message,
+        None => message.to_owned(),
     }
 }
 
@@ -391,7 +422,7 @@ enum Visit {
 /// Shape `id` as declared: its own members (`members` in order, then
 /// `member`, `key`, `value`) and traits, without its mixins'.
 fn own_shape(id: &str, shape_type: ShapeType, shape: RawShape) -> Shape {
-    let mut members = shape.members;
+    let mut members = shape.members.0;
     let singles = [
         ("member", shape.member),
         ("key", shape.key),
@@ -399,7 +430,10 @@ fn own_shape(id: &str, shape_type: ShapeType, shape: RawShape) -> Shape {
     ];
     for (name, member) in singles {
         if let Some(member) = member {
-            merge_member(&mut members, name.to_owned(), member);
+            match members.iter_mut().find(|(existing, _)| existing == name) {
+                Some((_, existing)) => merge_into(existing, member),
+                None => members.push((name.to_owned(), member)),
+            }
         }
     }
     let targets = |refs: Vec<Ref>| refs.into_iter().map(|r| r.target);
@@ -432,25 +466,34 @@ fn own_shape(id: &str, shape_type: ShapeType, shape: RawShape) -> Shape {
 /// the earlier declaration's traits under its own.
 fn merge_member(members: &mut IndexMap<String, RawMember>, name: String, member: RawMember) {
     match members.get_mut(&name) {
-        Some(existing) => {
-            existing.target = member.target;
-            existing.traits.extend(member.traits);
-        }
+        Some(existing) => merge_into(existing, member),
         None => {
             members.insert(name, member);
         }
     }
 }
 
-fn into_members(members: IndexMap<String, RawMember>) -> Vec<Member> {
-    members
+/// `member` declared again over `existing`: its target, and its traits over
+/// the earlier ones.
+fn merge_into(existing: &mut RawMember, member: RawMember) {
+    existing.target = member.target;
+    existing.traits.extend(member.traits);
+}
+
+/// The model's members from the members read (a list of them becomes the
+/// new list in place).
+fn into_members(members: impl IntoIterator<Item = (String, RawMember)>) -> Vec<Member> {
+    let mut members: Vec<Member> = members
         .into_iter()
         .map(|(name, m)| Member {
             name,
             target: m.target,
             traits: compact(m.traits),
         })
-        .collect()
+        .collect();
+    // A list made in place keeps the capacity it grew to while being read.
+    members.shrink_to_fit();
+    members
 }
 
 /// `traits` without spare capacity: a model holds one map per shape and
@@ -464,7 +507,8 @@ fn compact(mut traits: Traits) -> Traits {
 /// done after its mixins, copying their members first (in mixin order, a
 /// later one replacing an earlier one of the same name in place), then its
 /// own; their traits under its own, `@mixin` itself not inherited. Checks
-/// that every mixin is a shape of the model, and that mixins form no cycle
+/// that every mixin is a shape of the model with the `@mixin` trait and the
+/// type of the shape using it (`check_mixin`), and that mixins form no cycle
 /// and nest at most [`MAX_MIXIN_DEPTH`] deep, walking them iteratively so
 /// that a long chain cannot overflow the stack. Returns the members lists
 /// and maps inherit, by shape index.
@@ -497,22 +541,19 @@ fn apply_mixins(
         while let Some(&mut (node, ref mut next)) = stack.last_mut() {
             let id = shapes.get_index(node).map_or("", |(id, _)| id.as_str());
             if let Some(mixin) = mixins[node].get(*next) {
-                let Some(target) = shapes.get_index_of(mixin) else {
+                let at = pointer(&["shapes", id, "mixins", &next.to_string(), "target"]);
+                let Some((target, _, mixin_shape)) = shapes.get_full(mixin) else {
                     return Err(CodegenError::new(
                         origin,
                         ErrorKind::MissingShape {
                             shape: id.to_owned(),
-                            pointer: pointer(&[
-                                "shapes",
-                                id,
-                                "mixins",
-                                &next.to_string(),
-                                "target",
-                            ]),
+                            pointer: at,
                             target: mixin.clone(),
                         },
                     ));
                 };
+                check_mixin(&shapes[node], mixin_shape, at)
+                    .map_err(|kind| CodegenError::new(origin, kind))?;
                 *next += 1;
                 match state[target] {
                     Visit::Open => {
@@ -559,25 +600,14 @@ fn apply_mixins(
                     };
                     members.insert(member.name.clone(), copy);
                 }
-                let mixin_traits = mixin
-                    .traits
-                    .iter()
-                    .filter(|(name, _)| *name != "smithy.api#mixin");
-                traits.extend(mixin_traits.map(|(name, value)| (name.clone(), value.clone())));
+                let mut mixin_traits = mixin.traits.clone();
+                mixin_traits.remove("smithy.api#mixin");
+                traits.extend(mixin_traits);
             }
+            // A list's or map's mixins are lists or maps (`check_mixin`), whose
+            // members `check_collection` checked: they hold no other names.
             if matches!(shape_type, ShapeType::List | ShapeType::Map) {
-                let id = shapes.get_index(node).map_or("", |(id, _)| id.as_str());
-                let allowed = collection_member_names(shape_type);
-                if let Some(name) = members.keys().find(|n| !allowed.contains(&n.as_str())) {
-                    return Err(invalid(
-                        id,
-                        format!(
-                            "{}, not `{name}` (from its mixins)",
-                            only_members(shape_type)
-                        ),
-                    ));
-                }
-                for &name in allowed {
+                for &name in collection_member_names(shape_type) {
                     if members.contains_key(name) && !own_members.iter().any(|m| m.name == name) {
                         inherited.insert((node, name));
                     }
@@ -597,6 +627,29 @@ fn apply_mixins(
         }
     }
     Ok(inherited)
+}
+
+/// `mixin` may be a mixin of `shape`, as Smithy requires: it carries the
+/// `@mixin` trait and has the same shape type. `at` is the JSON pointer of
+/// the reference.
+fn check_mixin(shape: &Shape, mixin: &Shape, at: String) -> Result<(), ErrorKind> {
+    if !mixin.has_trait("smithy.api#mixin") {
+        return Err(ErrorKind::NotAMixin {
+            shape: shape.id.clone(),
+            pointer: at,
+            mixin: mixin.id.clone(),
+        });
+    }
+    if mixin.shape_type != shape.shape_type {
+        return Err(ErrorKind::MixinTypeMismatch {
+            shape: shape.id.clone(),
+            pointer: at,
+            shape_type: shape.shape_type.name(),
+            mixin: mixin.id.clone(),
+            mixin_type: mixin.shape_type.name(),
+        });
+    }
+    Ok(())
 }
 
 /// The members a list (`member`) or map (`key`, `value`) may have.
@@ -625,7 +678,7 @@ fn check_collection(id: &str, shape_type: ShapeType, shape: &RawShape) -> Result
         message,
     };
     let allowed = collection_member_names(shape_type);
-    if !shape.members.is_empty() {
+    if !shape.members.0.is_empty() {
         let message = if shape_type == ShapeType::List {
             "a list declares its member as `member`, not under `members`"
         } else {
@@ -758,6 +811,7 @@ fn check_references(
 ) -> Result<(), CodegenError> {
     let members = shape
         .members
+        .0
         .iter()
         .map(|(name, m)| (vec!["members", name.as_str(), "target"], &m.target))
         .chain(
@@ -870,7 +924,10 @@ mod tests {
         let thing = &model.shapes["ex#Thing"];
         let names: Vec<_> = thing.members.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["message", "code"]);
-        assert_eq!(thing.traits["smithy.api#error"], "server");
+        assert_eq!(
+            thing.traits.get("smithy.api#error"),
+            Some(&Value::from("server"))
+        );
         assert!(!thing.has_trait("smithy.api#mixin"));
     }
 
@@ -912,9 +969,12 @@ mod tests {
         assert_eq!(names, ["a", "b", "c", "d"]);
         let b = d.member("b").expect("b");
         assert_eq!(b.target, "smithy.api#Integer");
-        assert_eq!(b.traits["smithy.api#documentation"], "B's");
+        assert_eq!(
+            b.traits.get("smithy.api#documentation"),
+            Some(&Value::from("B's"))
+        );
         assert!(b.traits.contains_key("smithy.api#required"));
-        let traits: Vec<_> = d.traits.keys().map(String::as_str).collect();
+        let traits: Vec<_> = d.traits.keys().collect();
         assert_eq!(traits, ["ex#fromA", "ex#fromB", "ex#fromC"]);
         // The model keeps the file's order.
         let ids: Vec<_> = model.shapes.keys().map(String::as_str).collect();
@@ -1005,8 +1065,10 @@ mod tests {
     fn mixin_cycles_and_missing_mixins() {
         let (shape, pointer, message) = invalid(
             r#"{"smithy": "2.0", "shapes": {
-                "ex#A": {"type": "structure", "mixins": [{"target": "ex#B"}]},
-                "ex#B": {"type": "structure", "mixins": [{"target": "ex#A"}]}
+                "ex#A": {"type": "structure", "mixins": [{"target": "ex#B"}],
+                         "traits": {"smithy.api#mixin": {}}},
+                "ex#B": {"type": "structure", "mixins": [{"target": "ex#A"}],
+                         "traits": {"smithy.api#mixin": {}}}
             }}"#,
         );
         assert_eq!(
@@ -1112,20 +1174,21 @@ mod tests {
                 "a list declares its member as `member`, not under `members`"
             )
         );
-        let (shape, pointer, message) = invalid(
+        // A structure's members cannot reach a list through a mixin.
+        let err = parse(
+            "m",
             r#"{"smithy": "2.0", "shapes": {
                 "ex#L": {"type": "list", "mixins": [{"target": "ex#S"}]},
                 "ex#S": {"type": "structure", "members": {"member": {"target": "smithy.api#String"},
-                                                          "extra": {"target": "smithy.api#String"}}}
+                                                          "extra": {"target": "smithy.api#String"}},
+                         "traits": {"smithy.api#mixin": {}}}
             }}"#,
-        );
-        assert_eq!(
-            (shape.as_str(), pointer.as_str(), message.as_str()),
-            (
-                "ex#L",
-                "/shapes/ex#L/mixins",
-                "a list's only member is `member`, not `extra` (from its mixins)"
-            )
+        )
+        .expect_err("a structure mixin");
+        assert!(
+            matches!(err.kind(), ErrorKind::MixinTypeMismatch { shape, mixin, .. }
+                if shape == "ex#L" && mixin == "ex#S"),
+            "{err:?}"
         );
         let (_, pointer, message) = invalid(
             r#"{"smithy": "2.0", "shapes": {
@@ -1157,6 +1220,72 @@ mod tests {
         }}"#;
         let model = parse("m", json).expect("valid");
         assert_eq!(model.shapes.keys().collect::<Vec<_>>(), ["ex#S"]);
+    }
+
+    #[test]
+    fn a_shape_or_shapes_given_twice_is_an_error() {
+        let err = parse(
+            "m",
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#A": {"type": "structure"},
+                "ex#A": {"type": "string"}
+            }}"#,
+        )
+        .expect_err("twice");
+        assert_eq!(
+            err.to_string(),
+            "m: shape `ex#A` at /shapes/ex#A: the shape is defined more than once"
+        );
+        let err =
+            parse("m", r#"{"smithy": "2.0", "shapes": {}, "shapes": {}}"#).expect_err("twice");
+        assert_eq!(
+            err.to_string(),
+            "m: not a Smithy JSON AST: `shapes` is given more than once"
+        );
+    }
+
+    #[test]
+    fn a_file_reads_as_its_text_does() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("m.json");
+        let models = [
+            // Valid, with mixins applied after the shapes are read.
+            r#"{"smithy": "2.0", "shapes": {
+                "ex#S": {"type": "structure", "mixins": [{"target": "ex#M"}],
+                         "members": {"b": {"target": "smithy.api#String"}}},
+                "ex#M": {"type": "structure", "members": {"a": {"target": "smithy.api#String"}},
+                         "traits": {"smithy.api#mixin": {}}}
+            }}"#,
+            // A syntax error: its line and column.
+            "{\"smithy\": \"2.0\",\n \"shapes\": {,}}",
+            // Trailing text.
+            r#"{"smithy": "2.0"} x"#,
+            // A shape that does not read: where in it.
+            r#"{"smithy": "2.0", "shapes": {"ex#S": {"type": "structure", "members": {"a": {}}}}}"#,
+            // Not an object.
+            "[1, 2]",
+        ];
+        for json in models {
+            std::fs::write(&path, json).expect("write");
+            let (from_text, from_file) = (parse("m", json), parse_file("m", &path));
+            match (from_text, from_file) {
+                (Ok(text), Ok(file)) => {
+                    let members = |m: &Model| -> Vec<String> {
+                        m.shapes["ex#S"]
+                            .members
+                            .iter()
+                            .map(|m| m.name.clone())
+                            .collect()
+                    };
+                    assert_eq!(members(&text), ["a", "b"]);
+                    assert_eq!(members(&file), ["a", "b"]);
+                }
+                (Err(text), Err(file)) => assert_eq!(text.to_string(), file.to_string()),
+                (text, file) => panic!("{json}: {:?} but {:?}", text.err(), file.err()),
+            }
+        }
+        let err = parse_file("m", &dir.path().join("missing.json")).expect_err("missing");
+        assert!(matches!(err.kind(), ErrorKind::Read { .. }), "{err:?}");
     }
 
     #[test]
