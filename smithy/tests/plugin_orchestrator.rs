@@ -458,3 +458,31 @@ async fn concurrent_operations_each_keep_their_own_token() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_retry_after_hint_is_read_from_the_response() {
+    let server = Server::start().await;
+    // Hints honoured as a minimum, as `for_http()` does (behaviour 2.0
+    // ignores them); the jitter fixed, so that the backoff alone (500 ms,
+    // then 1 s) would be shorter than either hint.
+    let strategy = StandardRetryStrategy::builder()
+        .retry_after(rebound_runtime::backoff::RetryAfterPolicy::HTTP)
+        .random(|| 0.5)
+        .build();
+    let sleep = RecordingSleep::default();
+    let operation = operation(
+        &server,
+        sleep.clone(),
+        Route::Plugin(RetryPlugin::new(strategy)),
+    );
+    server.script.push([
+        Reply::status(503).with_header("retry-after", "3"),
+        Reply::status(503).with_header("x-amz-retry-after", "1500"),
+        Reply::ok(),
+    ]);
+    operation.invoke(None).await.unwrap();
+    assert_eq!(
+        sleep.waits(),
+        [Duration::from_secs(3), Duration::from_millis(1500)]
+    );
+}

@@ -313,3 +313,33 @@ async fn by_design_concurrent_successful_retries_refund_what_they_took() {
     assert!(sdk_rounds[0] < 100, "{sdk_rounds:?}");
     assert!(sdk_rounds[1] < sdk_rounds[0] / 2, "{sdk_rounds:?}");
 }
+
+#[tokio::test]
+async fn the_wrapper_reads_a_retry_after_hint() {
+    let server = Server::start().await;
+    let sleep = RecordingSleep::default();
+    let client = aws_sdk_dynamodb::Client::from_conf(
+        config(&server, RetryConfig::disabled(), &sleep).build(),
+    );
+    server.script.push([
+        Reply::error(400, "ThrottlingException").with_header("retry-after", "4"),
+        Reply::ok(),
+    ]);
+    let waits = Mutex::new(Vec::new());
+    // The hint honoured as a minimum, the jitter fixed (the backoff alone: 500 ms).
+    let strategy = StandardRetryStrategy::builder()
+        .retry_after(rebound_runtime::backoff::RetryAfterPolicy::HTTP)
+        .random(|| 0.5)
+        .build();
+    let retry = Retry::new(strategy).sleeper(|delay| {
+        waits.lock().unwrap().push(delay);
+        std::future::ready(())
+    });
+    rebound_smithy::send(&retry, || client.list_tables().send())
+        .await
+        .unwrap();
+    assert_eq!(
+        waits.into_inner().unwrap(),
+        [std::time::Duration::from_secs(4)]
+    );
+}
