@@ -114,8 +114,12 @@ fn check_wait(wait: f64) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Worst case in theory: a wait, a rounding sliver, one more ulp.
-const MAX_SLEEPS_PER_SEND: usize = 3;
+/// Worst case in theory: a wait, a rounding sliver, one more ulp; and, when
+/// the caller's clock is so far behind the limiter's latest time that the
+/// wait to catch up absorbs the rest (at 1e101 s, `f64` cannot add 0.8 s),
+/// one catch-up before them
+/// (`a_clock_far_behind_the_limiter_needs_one_more_sleep`).
+const MAX_SLEEPS_PER_SEND: usize = 4;
 
 /// A blocking acquire; returns the waits slept. Panics (a test failure, not a
 /// hang) if the limiter asks for more sleeps than it ever should.
@@ -133,6 +137,85 @@ fn blocking_acquire(limiter: &ClientRateLimiter, clock: impl FnMut() -> f64) -> 
     waits
 }
 
+/// Both limiters (blocking, fail-fast) through `events` from `start`: every
+/// state sane, every wait finite and positive, every blocking send granted
+/// within [`MAX_SLEEPS_PER_SEND`] sleeps.
+fn stays_sane(start: f64, events: &[Event]) -> Result<(), TestCaseError> {
+    let blocking = ClientRateLimiter::new(start);
+    let fail_fast = ClientRateLimiter::new(start).with_wait_policy(WaitPolicy::FailFast);
+    check(&blocking.snapshot())?;
+    let clock = Cell::new(if start.is_finite() { start } else { 0.0 });
+    for event in events {
+        match event {
+            Event::Send(step) => {
+                clock.set(advance(clock.get(), step));
+                // The caller's clock does not move while sleeping: the
+                // limiter must still make progress.
+                let frozen = clock.get();
+                let waits = blocking_acquire(&blocking, || frozen);
+                prop_assert!(waits.len() <= MAX_SLEEPS_PER_SEND, "waits {waits:?}");
+                for wait in waits {
+                    check_wait(wait)?;
+                }
+                if let Err(limited) = fail_fast.try_acquire(clock.get()) {
+                    check_wait(limited.wait_secs())?;
+                }
+            }
+            Event::TrySend(step) => {
+                clock.set(advance(clock.get(), step));
+                // Blocking, with a clock that moves on its own.
+                for wait in blocking_acquire(&blocking, || clock.get()) {
+                    check_wait(wait)?;
+                }
+                let mut slept = false;
+                if let Err(limited) = fail_fast.acquire(|| clock.get(), |_| slept = true) {
+                    check_wait(limited.wait_secs())?;
+                    prop_assert!(limited.wait() > std::time::Duration::ZERO);
+                }
+                prop_assert!(!slept, "fail-fast slept");
+            }
+            Event::Responses {
+                step,
+                throttle,
+                burst,
+            } => {
+                clock.set(advance(clock.get(), step));
+                for _ in 0..*burst {
+                    blocking.on_response(clock.get(), *throttle);
+                    fail_fast.on_response(clock.get(), *throttle);
+                }
+            }
+        }
+        check(&blocking.snapshot())?;
+        check(&fail_fast.snapshot())?;
+    }
+    Ok(())
+}
+
+/// Found by `limiter_state_stays_sane` (shrunk): the caller's clock jumps
+/// 2.3e101 s behind the limiter's latest time. Its first wait catches up to
+/// that time, but at that magnitude `f64` cannot add the 0.8 s the token
+/// still needs, so the real wait follows, then the rounding sliver and one
+/// more ulp: four sleeps, each finite and positive.
+#[test]
+fn a_clock_far_behind_the_limiter_needs_one_more_sleep() {
+    let responses = |step, throttle, burst| Event::Responses {
+        step,
+        throttle,
+        burst,
+    };
+    let events = [
+        responses(Step::Forward(0.320_741_859_418_094_8), false, 2),
+        responses(Step::Back(1_363.079_500_389_200_6), false, 3),
+        Event::Send(Step::Forward(2.586_799_540_152_31)),
+        responses(Step::Forward(0.0), false, 1),
+        Event::Send(Step::Jump(-2.257_476_506_815_343e101)),
+        responses(Step::Forward(0.0), true, 1),
+        Event::Send(Step::Forward(0.0)),
+    ];
+    stays_sane(0.0, &events).unwrap();
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -141,50 +224,7 @@ proptest! {
         start in prop_oneof![Just(0.0), Just(1.7e9), -1e12..1e12f64, any::<f64>()],
         events in proptest::collection::vec(event(), 1..120),
     ) {
-        let blocking = ClientRateLimiter::new(start);
-        let fail_fast = ClientRateLimiter::new(start).with_wait_policy(WaitPolicy::FailFast);
-        check(&blocking.snapshot())?;
-        let clock = Cell::new(if start.is_finite() { start } else { 0.0 });
-        for event in &events {
-            match event {
-                Event::Send(step) => {
-                    clock.set(advance(clock.get(), step));
-                    // The caller's clock does not move while sleeping: the
-                    // limiter must still make progress.
-                    let frozen = clock.get();
-                    let waits = blocking_acquire(&blocking, || frozen);
-                    prop_assert!(waits.len() <= MAX_SLEEPS_PER_SEND, "waits {waits:?}");
-                    for wait in waits {
-                        check_wait(wait)?;
-                    }
-                    if let Err(limited) = fail_fast.try_acquire(clock.get()) {
-                        check_wait(limited.wait_secs())?;
-                    }
-                }
-                Event::TrySend(step) => {
-                    clock.set(advance(clock.get(), step));
-                    // Blocking, with a clock that moves on its own.
-                    for wait in blocking_acquire(&blocking, || clock.get()) {
-                        check_wait(wait)?;
-                    }
-                    let mut slept = false;
-                    if let Err(limited) = fail_fast.acquire(|| clock.get(), |_| slept = true) {
-                        check_wait(limited.wait_secs())?;
-                        prop_assert!(limited.wait() > std::time::Duration::ZERO);
-                    }
-                    prop_assert!(!slept, "fail-fast slept");
-                }
-                Event::Responses { step, throttle, burst } => {
-                    clock.set(advance(clock.get(), step));
-                    for _ in 0..*burst {
-                        blocking.on_response(clock.get(), *throttle);
-                        fail_fast.on_response(clock.get(), *throttle);
-                    }
-                }
-            }
-            check(&blocking.snapshot())?;
-            check(&fail_fast.snapshot())?;
-        }
+        stays_sane(start, &events)?;
     }
 
     /// The pure state machine and the thread-safe wrapper agree exactly.
