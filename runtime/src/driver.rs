@@ -238,10 +238,7 @@ impl Stopped {
     /// The [`RetryError`] an executor returns for this ending, with the last
     /// attempt's error (`None` when no attempt was made).
     pub fn into_error<E>(self, last_error: Option<E>) -> RetryError<E> {
-        match last_error {
-            Some(error) => RetryError::new(error, self.attempts, self.reason),
-            None => RetryError::stopped(None, self.attempts, self.reason),
-        }
+        RetryError::stopped(last_error, self.attempts, self.reason)
     }
 }
 

@@ -126,28 +126,24 @@ impl Client {
     /// No retries at all: what every route pays outside the hooks (the bag,
     /// the context, the attempt count), the floor under the others.
     fn floor() -> Self {
-        let components = base()
-            .with_retry_strategy(Some(
-                aws_smithy_runtime::client::retries::strategy::NeverRetryStrategy::new(),
-            ))
-            .build()
-            .unwrap();
-        Self {
-            components,
-            layer: Layer::new("client").freeze(),
-            retries: false,
-        }
+        let never = aws_smithy_runtime::client::retries::strategy::NeverRetryStrategy::new();
+        Self::without_retries(base().with_retry_strategy(Some(never)))
     }
 
     /// The per-operation state's floor: [`BagFlag`].
     fn bag_flag() -> Self {
-        let components = base()
-            .with_retry_strategy(Some(ReadsFlag))
-            .with_interceptor(PutFlag)
-            .build()
-            .unwrap();
+        Self::without_retries(
+            base()
+                .with_retry_strategy(Some(ReadsFlag))
+                .with_interceptor(PutFlag),
+        )
+    }
+
+    /// A client of `components` whose strategy never retries, with an empty
+    /// config layer.
+    fn without_retries(components: RuntimeComponentsBuilder) -> Self {
         Self {
-            components,
+            components: components.build().unwrap(),
             layer: Layer::new("client").freeze(),
             retries: false,
         }
