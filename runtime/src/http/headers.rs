@@ -20,6 +20,28 @@ const AMZ_RETRY_AFTER: &str = "x-amz-retry-after";
 /// by its lowercase name. Implemented for [`http::HeaderMap`](::http::HeaderMap);
 /// implement it for another client's header type (a generated client's, say)
 /// to read its responses the same way.
+///
+/// # Examples
+///
+/// ```
+/// use rebound_runtime::http::{HeaderValues, aws_error_code};
+///
+/// /// Another client's headers: name-value pairs.
+/// struct Pairs(Vec<(&'static str, &'static str)>);
+///
+/// impl HeaderValues for Pairs {
+///     fn values_of<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a [u8]> {
+///         let name = name.to_owned();
+///         self.0
+///             .iter()
+///             .filter(move |(key, _)| key.eq_ignore_ascii_case(&name))
+///             .map(|(_, value)| value.as_bytes())
+///     }
+/// }
+///
+/// let headers = Pairs(vec![("X-Amzn-ErrorType", "ThrottlingException:http://internal/")]);
+/// assert_eq!(aws_error_code(&headers), Some("ThrottlingException"));
+/// ```
 pub trait HeaderValues {
     /// Every value of header `name` (given in lowercase), in order.
     fn values_of<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a [u8]>;
@@ -51,6 +73,17 @@ fn single_value<'h, H: HeaderValues + ?Sized>(headers: &'h H, name: &str) -> Opt
 /// the first `:`, then after the first `#`, as the Smithy AWS protocols
 /// specify), else `x-amzn-query-error` (the part before the first `;`).
 /// `None` when neither is present, usable or non-empty.
+///
+/// # Examples
+///
+/// ```
+/// use http::{HeaderMap, HeaderValue};
+/// use rebound_runtime::http::aws_error_code;
+///
+/// let mut headers = HeaderMap::new();
+/// headers.insert("x-amzn-errortype", HeaderValue::from_static("com.amazonaws.dynamodb.v20120810#ThrottlingException"));
+/// assert_eq!(aws_error_code(&headers), Some("ThrottlingException"));
+/// ```
 #[must_use]
 pub fn aws_error_code<H: HeaderValues + ?Sized>(headers: &H) -> Option<&str> {
     let from_error_type = single_value(headers, AMZN_ERROR_TYPE).map(|value| {
@@ -73,6 +106,18 @@ pub fn aws_error_code<H: HeaderValues + ?Sized>(headers: &H) -> Option<&str> {
 /// (delta-seconds, or an HTTP-date measured from `now`; the date form needs
 /// the `httpdate` feature, which `http` enables). `None` when neither gives a
 /// valid hint.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{Duration, SystemTime};
+/// use http::{HeaderMap, HeaderValue};
+/// use rebound_runtime::http::retry_after;
+///
+/// let mut headers = HeaderMap::new();
+/// headers.insert("retry-after", HeaderValue::from_static("3"));
+/// assert_eq!(retry_after(&headers, SystemTime::now()), Some(Duration::from_secs(3)));
+/// ```
 #[must_use]
 pub fn retry_after<H: HeaderValues + ?Sized>(headers: &H, now: SystemTime) -> Option<Duration> {
     single_value(headers, AMZ_RETRY_AFTER)
