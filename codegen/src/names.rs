@@ -3,6 +3,7 @@
 //! snake_case, enum members UpperCamelCase; keywords are escaped.
 
 use std::collections::HashSet;
+use std::ops::Index;
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
@@ -38,12 +39,14 @@ pub(crate) fn field_name(member: &str) -> String {
 pub(crate) fn field_names<'a>(
     members: impl IntoIterator<Item = &'a str>,
     reserved: &[&str],
-) -> Vec<String> {
-    let mut names: Vec<String> = members.into_iter().map(field_name).collect();
+) -> NameList {
+    let names: NameList = members.into_iter().map(field_name).collect();
+    if all_distinct(&names, reserved) {
+        return names;
+    }
     // Names are claimed in order. The members that keep their own name are
-    // remembered by borrowing it from `names` (a structure of many members
-    // is not held twice); the others' new names are set once all are
-    // claimed.
+    // remembered by borrowing it from `names`; the others' new names are set
+    // once all are claimed.
     let mut renamed: Vec<(usize, String)> = Vec::new();
     {
         let mut own: HashSet<&str> = HashSet::with_capacity(names.len());
@@ -59,10 +62,80 @@ pub(crate) fn field_names<'a>(
             renamed.push((index, new));
         }
     }
-    for (index, name) in renamed {
-        names[index] = name;
+    if renamed.is_empty() {
+        return names;
     }
-    names
+    let mut renamed = renamed.into_iter().peekable();
+    let mut list = NameList::default();
+    for (index, name) in names.iter().enumerate() {
+        match renamed.next_if(|(at, _)| *at == index) {
+            Some((_, new)) => list.push(&new),
+            None => list.push(name),
+        }
+    }
+    list.shrink_to_fit();
+    list
+}
+
+/// Whether no two of `names` are one name (compared without `r#`) and none
+/// is `reserved`, so that no member is renamed: checked by sorting their
+/// positions, a few bytes a name where a set of them costs far more.
+fn all_distinct(names: &NameList, reserved: &[&str]) -> bool {
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_unstable_by(|&a, &b| unraw(&names[a]).cmp(unraw(&names[b])));
+    let repeated = order
+        .windows(2)
+        .any(|pair| unraw(&names[pair[0]]) == unraw(&names[pair[1]]));
+    !repeated && names.iter().all(|name| !reserved.contains(&unraw(name)))
+}
+
+/// Names in order, held in one string: for a structure of many members, one
+/// allocation for all its field names rather than one each.
+#[derive(Debug, Default)]
+pub(crate) struct NameList {
+    text: String,
+    /// Where each name ends in `text`.
+    ends: Vec<usize>,
+}
+
+impl NameList {
+    fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|index| &self[index])
+    }
+}
+
+impl Index<usize> for NameList {
+    type Output = str;
+
+    fn index(&self, index: usize) -> &str {
+        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.text[start..self.ends[index]]
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for NameList {
+    fn from_iter<I: IntoIterator<Item = S>>(names: I) -> Self {
+        let mut list = Self::default();
+        for name in names {
+            list.push(name.as_ref());
+        }
+        list.shrink_to_fit();
+        list
+    }
 }
 
 /// The module name of an operation: its snake_case, keywords escaped.
@@ -170,13 +243,15 @@ mod tests {
             &[],
         );
         assert_eq!(
-            fields,
+            fields.iter().collect::<Vec<_>>(),
             [
                 "foo_bar", "foo_bar2", "message", "message2", "self_", "self_2"
             ]
         );
         assert_eq!(
-            field_names(["meta", "type"], &["meta"]),
+            field_names(["meta", "type"], &["meta"])
+                .iter()
+                .collect::<Vec<_>>(),
             ["meta2", "r#type"]
         );
     }

@@ -445,7 +445,7 @@ impl<'m> ServiceView<'m> {
         let (mut types, mut member_errors) = (Vec::new(), Vec::new());
         while let Some(shape) = stack.pop() {
             for member in &shape.members {
-                let target = member.target.as_str();
+                let target = &*member.target;
                 if self.shape_type(target) == ShapeType::Document {
                     self.uses_document = true;
                 }
@@ -495,14 +495,14 @@ impl<'m> ServiceView<'m> {
             .map(|s| {
                 s.members
                     .iter()
-                    .filter_map(|m| index.get(m.target.as_str()).copied())
+                    .filter_map(|m| index.get(&*m.target).copied())
                     .collect()
             })
             .collect();
         let component = strongly_connected(&edges);
         for (from, shape) in nodes.iter().enumerate() {
             for member in &shape.members {
-                if let Some(&to) = index.get(member.target.as_str())
+                if let Some(&to) = index.get(&*member.target)
                     && component[from] == component[to]
                 {
                     self.boxed.insert((shape.id.clone(), member.name.clone()));
@@ -528,7 +528,7 @@ fn event_streams<'m>(
             .filter_map(|id| model.shapes.get(id))
         {
             for member in &structure.members {
-                if let Some(union) = model.shapes.get(&member.target)
+                if let Some(union) = model.shapes.get(&*member.target)
                     && union.shape_type == ShapeType::Union
                     && union.has_trait("smithy.api#streaming")
                 {
@@ -542,7 +542,7 @@ fn event_streams<'m>(
         .filter_map(|union| {
             let mut errors: IndexMap<&str, &'m Shape> = IndexMap::new();
             for member in &union.members {
-                if let Some(shape) = model.shapes.get(&member.target)
+                if let Some(shape) = model.shapes.get(&*member.target)
                     && shape.has_trait("smithy.api#error")
                 {
                     errors.insert(&shape.id, shape);

@@ -1,8 +1,11 @@
 //! A shape's `members` as read: a list in model order rather than a map,
 //! so that a structure of many members is read with little more memory
 //! than its members take, and becomes the model's list of members in place.
+//! Members naming the same target share one copy of it.
 
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
@@ -28,8 +31,10 @@ impl<'de> Deserialize<'de> for RawMembers {
 
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers, A::Error> {
                 let mut members = Vec::new();
-                while let Some(entry) = map.next_entry::<String, RawMember>()? {
-                    members.push(entry);
+                let mut targets: HashSet<Arc<str>> = HashSet::new();
+                while let Some((name, mut member)) = map.next_entry::<String, RawMember>()? {
+                    member.target = shared(&mut targets, member.target);
+                    members.push((name, member));
                 }
                 Ok(RawMembers(without_repeats(members)))
             }
@@ -37,6 +42,16 @@ impl<'de> Deserialize<'de> for RawMembers {
 
         de.deserialize_map(MembersVisitor)
     }
+}
+
+/// `target`, or the equal one already in `targets`: the members of a shape
+/// share each target they name.
+fn shared(targets: &mut HashSet<Arc<str>>, target: Arc<str>) -> Arc<str> {
+    if let Some(known) = targets.get(&target) {
+        return Arc::clone(known);
+    }
+    targets.insert(Arc::clone(&target));
+    target
 }
 
 /// `members` with each name once. Names are compared through a sorted list
@@ -69,8 +84,20 @@ mod tests {
         let read: Vec<(&str, &str)> = members
             .0
             .iter()
-            .map(|(name, m)| (name.as_str(), m.target.as_str()))
+            .map(|(name, m)| (name.as_str(), &*m.target))
             .collect();
         assert_eq!(read, [("b", "ex#Two"), ("a", "ex#A")]);
+    }
+
+    #[test]
+    fn members_naming_one_target_share_it() {
+        let members: RawMembers = serde_json::from_str(
+            r#"{"a": {"target": "ex#T"}, "b": {"target": "ex#U"}, "c": {"target": "ex#T"}}"#,
+        )
+        .expect("members");
+        let [a, b, c] = [0, 1, 2].map(|i| &members.0[i].1.target);
+        assert!(Arc::ptr_eq(a, c));
+        assert!(!Arc::ptr_eq(a, b));
+        assert_eq!((&**a, &**b), ("ex#T", "ex#U"));
     }
 }

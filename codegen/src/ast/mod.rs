@@ -25,6 +25,7 @@ pub(crate) use traits_map::Traits;
 use std::collections::HashSet;
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -122,7 +123,8 @@ impl ShapeType {
 #[derive(Debug, Clone)]
 pub(crate) struct Member {
     pub(crate) name: String,
-    pub(crate) target: String,
+    /// Shared by the members of one shape with the same target.
+    pub(crate) target: Arc<str>,
     pub(crate) traits: Traits,
 }
 
@@ -244,9 +246,14 @@ struct RawShape {
 
 #[derive(Deserialize)]
 struct RawMember {
-    target: String,
+    #[serde(deserialize_with = "shared_str")]
+    target: Arc<str>,
     #[serde(default)]
     traits: Traits,
+}
+
+fn shared_str<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Arc<str>, D::Error> {
+    String::deserialize(de).map(Arc::from)
 }
 
 #[derive(Deserialize)]
@@ -724,7 +731,7 @@ fn check_nesting(
                 return Vec::new();
             }
             let held = shape.members.iter().filter_map(|member| {
-                let (index, _, target) = model.shapes.get_full(&member.target)?;
+                let (index, _, target) = model.shapes.get_full(&*member.target)?;
                 is_collection(target).then_some((index, member.name.as_str()))
             });
             held.collect()
@@ -813,19 +820,24 @@ fn check_references(
         .members
         .0
         .iter()
-        .map(|(name, m)| (vec!["members", name.as_str(), "target"], &m.target))
+        .map(|(name, m)| (vec!["members", name.as_str(), "target"], &*m.target))
         .chain(
             shape
                 .member
                 .iter()
-                .map(|m| (vec!["member", "target"], &m.target)),
+                .map(|m| (vec!["member", "target"], &*m.target)),
         )
-        .chain(shape.key.iter().map(|m| (vec!["key", "target"], &m.target)))
+        .chain(
+            shape
+                .key
+                .iter()
+                .map(|m| (vec!["key", "target"], &*m.target)),
+        )
         .chain(
             shape
                 .value
                 .iter()
-                .map(|m| (vec!["value", "target"], &m.target)),
+                .map(|m| (vec!["value", "target"], &*m.target)),
         );
     let lists = [
         ("operations", &shape.operations),
@@ -837,7 +849,7 @@ fn check_references(
         refs.iter().enumerate().map(move |(index, r)| {
             (
                 vec![key.to_owned(), index.to_string(), "target".to_owned()],
-                &r.target,
+                r.target.as_str(),
             )
         })
     });
@@ -853,7 +865,7 @@ fn check_references(
     ];
     let single = lifecycle.into_iter().filter_map(|(key, r)| {
         r.as_ref()
-            .map(|r| (vec![key.to_owned(), "target".to_owned()], &r.target))
+            .map(|r| (vec![key.to_owned(), "target".to_owned()], r.target.as_str()))
     });
     let members = members.map(|(path, target)| {
         (
@@ -968,7 +980,7 @@ mod tests {
         let names: Vec<_> = d.members.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c", "d"]);
         let b = d.member("b").expect("b");
-        assert_eq!(b.target, "smithy.api#Integer");
+        assert_eq!(&*b.target, "smithy.api#Integer");
         assert_eq!(
             b.traits.get("smithy.api#documentation"),
             Some(&Value::from("B's"))

@@ -10,7 +10,7 @@ use quote::quote;
 use super::batch::{ListItem, METHOD_MARKER, whole};
 use super::{Emitter, Here, code, deprecated, doc_attrs, ident, is_required, member_docs};
 use crate::ast::{Member, Shape, ShapeType};
-use crate::names::unraw;
+use crate::names::{NameList, unraw};
 use crate::traits::{Because, ErrorAttributes, Fault, Retryable};
 
 /// Methods every error struct has (its own, and its traits'): a member
@@ -173,7 +173,7 @@ impl Emitter<'_, '_> {
         &'a self,
         shape: &'a Shape,
         name: Ident,
-        fields: std::rc::Rc<Vec<String>>,
+        fields: std::rc::Rc<NameList>,
     ) -> ListItem<'a> {
         let krate = self.krate.clone();
         let message = self.message_accessor(shape);
@@ -189,7 +189,7 @@ impl Emitter<'_, '_> {
                 } else {
                     (i - count, true)
                 };
-                let field = fields[member].as_str();
+                let field = &fields[member];
                 if !setter && has_getter(field) {
                     self.getter_method(shape, member, field)
                 } else if setter && has_setter(field, &getter_names) {
@@ -520,10 +520,10 @@ fn has_getter(field: &str) -> bool {
 }
 
 /// The field names a setter's name could meet: those named `with_...`.
-fn getter_names(fields: &[String]) -> HashSet<String> {
+fn getter_names(fields: &NameList) -> HashSet<String> {
     fields
         .iter()
-        .map(|f| unraw(f))
+        .map(unraw)
         .filter(|f| f.starts_with("with_"))
         .map(str::to_owned)
         .collect()

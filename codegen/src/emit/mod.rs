@@ -20,6 +20,7 @@ pub(crate) use self::batch::EmitError;
 use self::batch::{FIELD_MARKER, ListItem, push_items, push_list_item, push_module, push_str};
 use crate::ast::{Member, Shape, ShapeType};
 use crate::docs::doc_lines;
+use crate::names::NameList;
 use crate::service::ServiceView;
 
 /// Where generated code stands: the module a type path is written from.
@@ -269,15 +270,12 @@ impl<'v, 'm> Emitter<'v, 'm> {
     /// ([`field_names`](crate::names::field_names)); an error's `meta`
     /// field is reserved.
     fn field_idents(&self, shape: &Shape) -> Vec<Ident> {
-        self.field_names(shape)
-            .iter()
-            .map(|name| ident(name))
-            .collect()
+        self.field_names(shape).iter().map(ident).collect()
     }
 
     /// The names of [`field_idents`](Self::field_idents), lighter to hold
     /// for a structure of many members.
-    fn field_names(&self, shape: &Shape) -> Vec<String> {
+    fn field_names(&self, shape: &Shape) -> NameList {
         let reserved: &[&str] = if self.view.is_error(&shape.id) {
             &["meta"]
         } else {
@@ -304,7 +302,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
     fn field_entries<'a>(
         &'a self,
         shape: &'a Shape,
-        names: Rc<Vec<String>>,
+        names: Rc<NameList>,
         here: Here,
         extra: impl Fn(&Member) -> TokenStream + 'a,
     ) -> Box<dyn Fn(usize) -> TokenStream + 'a> {

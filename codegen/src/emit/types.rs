@@ -30,7 +30,7 @@ impl Emitter<'_, '_> {
                 unraw(&name.to_string()),
                 unraw(&variant.to_string())
             );
-            if member.target == "smithy.api#Unit" {
+            if &*member.target == "smithy.api#Unit" {
                 quote!(Self::#variant => f.write_str(#label),)
             } else if self.is_sensitive(shape, member) {
                 quote!(Self::#variant(_) => f.debug_tuple(#label).field(&REDACTED).finish(),)
@@ -111,7 +111,7 @@ impl Emitter<'_, '_> {
                 taken.insert(variant.clone());
                 let variant = ident(&variant);
                 let docs = member_docs(member);
-                if member.target == "smithy.api#Unit" {
+                if &*member.target == "smithy.api#Unit" {
                     (member, variant.clone(), quote!(#docs #variant,))
                 } else {
                     let mut ty = self.type_of(&member.target, Here::Types);
