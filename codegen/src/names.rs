@@ -2,6 +2,7 @@
 //! when it is not a Rust identifier), members and operations become
 //! snake_case, enum members UpperCamelCase; keywords are escaped.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Index;
 
@@ -62,19 +63,17 @@ pub(crate) fn field_names<'a>(
             renamed.push((index, new));
         }
     }
-    if renamed.is_empty() {
-        return names;
-    }
     let mut renamed = renamed.into_iter().peekable();
-    let mut list = NameList::default();
-    for (index, name) in names.iter().enumerate() {
-        match renamed.next_if(|(at, _)| *at == index) {
-            Some((_, new)) => list.push(&new),
-            None => list.push(name),
-        }
-    }
-    list.shrink_to_fit();
-    list
+    names
+        .iter()
+        .enumerate()
+        .map(
+            |(index, name)| match renamed.next_if(|(at, _)| *at == index) {
+                Some((_, new)) => Cow::Owned(new),
+                None => Cow::Borrowed(name),
+            },
+        )
+        .collect()
 }
 
 /// Whether no two of `names` are one name (compared without `r#`) and none
@@ -253,6 +252,12 @@ mod tests {
                 .iter()
                 .collect::<Vec<_>>(),
             ["meta2", "r#type"]
+        );
+        assert_eq!(
+            field_names(["fooBar", "type", "Baz"], &["meta"])
+                .iter()
+                .collect::<Vec<_>>(),
+            ["foo_bar", "r#type", "baz"]
         );
     }
 
