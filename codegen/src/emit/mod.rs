@@ -292,7 +292,7 @@ impl<'v, 'm> Emitter<'v, 'm> {
             .iter()
             .position(|m| m.name == member.name)
             .unwrap_or_default();
-        self.field_idents(shape).swap_remove(index)
+        ident(&self.field_names(shape)[index])
     }
 
     /// The fields of a structure, with their docs, as the entries of a
