@@ -13,7 +13,7 @@ use aws_smithy_runtime_api::client::retries::classifiers::{
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use rebound_runtime::Classified;
 
-use crate::response::{from_kind, with_response, without_response};
+use crate::response::{from_connector, from_kind, with_response, without_response};
 
 /// What the attempt in `context` that failed with `error` was.
 pub(crate) fn classify_attempt(
@@ -72,13 +72,5 @@ fn transport(error: &OrchestratorError<Error>) -> Option<Classified> {
     if error.is_timeout_error() {
         return Some(without_response(true, false, false));
     }
-    let connector = error.as_connector_error()?;
-    Some(match connector.as_other() {
-        Some(kind) => from_kind(Some(kind)),
-        None => without_response(
-            connector.is_timeout(),
-            connector.is_io(),
-            connector.is_user(),
-        ),
-    })
+    error.as_connector_error().map(from_connector)
 }

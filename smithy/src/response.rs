@@ -5,6 +5,7 @@
 
 use std::time::SystemTime;
 
+use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::http::{Headers, Response};
 use aws_smithy_types::retry::ErrorKind;
 use rebound_runtime::http::{HeaderValues, aws_error_code, body_error_code, retry_after};
@@ -54,6 +55,15 @@ pub(crate) fn with_response(
             Some(code) => failure.with_code(code),
             None => failure,
         },
+    }
+}
+
+/// A connector's failure: the kind it gives, else what
+/// [`without_response`] makes of it.
+pub(crate) fn from_connector(error: &ConnectorError) -> Classified {
+    match error.as_other() {
+        Some(kind) => from_kind(Some(kind)),
+        None => without_response(error.is_timeout(), error.is_io(), error.is_user()),
     }
 }
 

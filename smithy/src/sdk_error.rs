@@ -9,7 +9,7 @@ use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 use aws_smithy_types::retry::ProvideErrorKind;
 use rebound_runtime::Classified;
 
-use crate::response::{from_kind, with_response, without_response};
+use crate::response::{from_connector, from_kind, with_response, without_response};
 
 /// What `error` says about retrying, read as rebound reads any failure:
 ///
@@ -66,11 +66,71 @@ where
             with_response(Classified::unknown(), context.raw(), None, now)
         }
         SdkError::TimeoutError(_) => without_response(true, false, false),
-        SdkError::DispatchFailure(failure) => match failure.as_other() {
-            Some(kind) => from_kind(Some(kind)),
-            None => without_response(failure.is_timeout(), failure.is_io(), failure.is_user()),
-        },
+        SdkError::DispatchFailure(failure) => failure
+            .as_connector_error()
+            .map_or_else(Classified::unknown, from_connector),
         SdkError::ConstructionFailure(_) => Classified::not_retryable(),
         _ => Classified::unknown(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_smithy_runtime_api::client::result::ConnectorError;
+    use aws_smithy_types::error::ErrorMetadata;
+    use aws_smithy_types::retry::ErrorKind;
+    use rebound_runtime::{ErrorFault, TransportFailure};
+
+    use super::*;
+
+    type Error = SdkError<ErrorMetadata, Response>;
+
+    fn dispatch(error: ConnectorError) -> Error {
+        SdkError::dispatch_failure(error)
+    }
+
+    #[test]
+    fn failures_without_a_response_are_classified_by_what_failed() {
+        let cases: [(Error, Classified); 7] = [
+            (
+                SdkError::timeout_error("slow"),
+                Classified::from(TransportFailure::ReadTimeout),
+            ),
+            (
+                dispatch(ConnectorError::timeout("slow".into())),
+                Classified::from(TransportFailure::ReadTimeout),
+            ),
+            (
+                dispatch(ConnectorError::io("reset".into())),
+                Classified::from(TransportFailure::ConnectionClosed),
+            ),
+            (
+                dispatch(ConnectorError::user("bad request".into())),
+                Classified::not_retryable(),
+            ),
+            (
+                dispatch(ConnectorError::other(
+                    "busy".into(),
+                    Some(ErrorKind::ThrottlingError),
+                )),
+                Classified::retryable().with_throttle(true),
+            ),
+            (
+                dispatch(ConnectorError::other(
+                    "down".into(),
+                    Some(ErrorKind::ServerError),
+                )),
+                Classified::retryable().with_fault(ErrorFault::Server),
+            ),
+            (
+                SdkError::construction_failure("no region"),
+                Classified::not_retryable(),
+            ),
+        ];
+        for (error, expected) in cases {
+            assert_eq!(classify(&error), expected, "{error:?}");
+        }
+        let unknown = dispatch(ConnectorError::other("?".into(), None));
+        assert_eq!(classify(&unknown), Classified::unknown());
     }
 }
