@@ -34,6 +34,9 @@ fuzz_target!(|data: &[u8]| {
         RetryAfterPolicy::AtLeast {
             ceiling: Duration::from_secs(60),
         },
+        RetryAfterPolicy::Replace {
+            cap: Duration::from_secs(20),
+        },
     ] {
         let _ = policy.honours(parsed);
         let _ = policy.apply(Duration::from_millis(250), parsed);

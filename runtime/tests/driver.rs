@@ -150,9 +150,8 @@ fn the_listener_and_the_budget_work_under_any_driver() {
         heard.0.into_inner(),
         [
             "retry 1 500ms Some(503)",
-            // Granted by the strategy, then stopped by the budget: the
-            // give-up before the third attempt carries the last failure.
-            "retry 2 1s Some(500)",
+            // Granted by the strategy, refused by the budget: heard as a
+            // give-up only, carrying the last failure.
             "give up 2 Some(500) budget=true",
         ]
     );

@@ -20,16 +20,23 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod behavior;
 mod context;
 mod error;
+mod guard;
+mod listener;
 mod operation;
+mod pages;
 mod plugin;
 mod response;
 mod sdk_error;
 mod send;
 mod strategy;
 
+pub use behavior::standard_like;
 pub use error::{ClientRetries, RetryStopped};
+pub use guard::{ClientRetriesGuard, check_client_retries};
+pub use pages::{Pages, paginate};
 pub use plugin::RetryPlugin;
 pub use sdk_error::{classify, classify_at};
-pub use send::{check_client_retries, send};
+pub use send::{send, send_detailed};

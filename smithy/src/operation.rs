@@ -11,34 +11,11 @@ use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
 use aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationInterceptorContextRef;
 use aws_smithy_types::config_bag::{ConfigBag, Storable, StoreReplace};
+use aws_smithy_types::retry::RetryConfig;
 use rebound_runtime::driver::{Attempt, RequestLoop};
 use rebound_runtime::time::SystemClock;
-use rebound_runtime::{GiveUpEvent, RetryEvent, RetryListener};
 
-/// The listener a plugin tells: the user's, or none (then nothing is
-/// cloned per operation).
-#[derive(Clone, Default)]
-pub(crate) struct SharedListener(Option<Arc<dyn RetryListener + Send + Sync>>);
-
-impl SharedListener {
-    pub(crate) fn new(listener: impl RetryListener + Send + Sync + 'static) -> Self {
-        Self(Some(Arc::new(listener)))
-    }
-}
-
-impl RetryListener for SharedListener {
-    fn on_retry(&self, event: &RetryEvent<'_>) {
-        if let Some(listener) = &self.0 {
-            listener.on_retry(event);
-        }
-    }
-
-    fn on_give_up(&self, event: &GiveUpEvent<'_>) {
-        if let Some(listener) = &self.0 {
-            listener.on_give_up(event);
-        }
-    }
-}
+use crate::listener::SharedListener;
 
 /// The request loop of a strategy `S` as the plugin drives it.
 pub(crate) type Loop<S> = RequestLoop<Arc<S>, SystemClock, SharedListener>;
@@ -93,12 +70,21 @@ impl<S> fmt::Debug for OperationRetry<S> {
     }
 }
 
-/// Puts a fresh rebound request in each operation's config bag.
-pub(crate) struct StartRequest<S>(core::marker::PhantomData<fn() -> S>);
+/// Puts a fresh rebound request in each operation's config bag, and the
+/// plugin's retry configuration back on top when an operation's own
+/// (a `config_override`) replaced it: the attempt header's maximum is then
+/// still the one rebound enforces.
+pub(crate) struct StartRequest<S> {
+    config: RetryConfig,
+    strategy: core::marker::PhantomData<fn() -> S>,
+}
 
 impl<S> StartRequest<S> {
-    pub(crate) const fn new() -> Self {
-        Self(core::marker::PhantomData)
+    pub(crate) const fn new(config: RetryConfig) -> Self {
+        Self {
+            config,
+            strategy: core::marker::PhantomData,
+        }
     }
 }
 
@@ -120,6 +106,9 @@ impl<S: Send + Sync + 'static> Intercept for StartRequest<S> {
     ) -> Result<(), BoxError> {
         cfg.interceptor_state()
             .store_put(OperationRetry::<S>::new());
+        if cfg.load::<RetryConfig>() != Some(&self.config) {
+            cfg.interceptor_state().store_put(self.config.clone());
+        }
         Ok(())
     }
 }

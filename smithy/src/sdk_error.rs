@@ -8,18 +8,24 @@ use aws_smithy_runtime_api::http::Response;
 use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 use aws_smithy_types::retry::ProvideErrorKind;
 use rebound_runtime::Classified;
+use rebound_runtime::__codegen::{is_throttling_error_code, is_transient_error_code};
+use rebound_runtime::internals::is_transient_status;
 
+use crate::error::RetryStopped;
 use crate::response::{from_connector, from_kind, with_response, without_response};
 
-/// What `error` says about retrying, read as rebound reads any failure:
+/// What `error` says about retrying, read as a generated AWS client's own
+/// retry classifiers read it inside the orchestrator (the route of
+/// [`RetryPlugin`](crate::RetryPlugin)), so that both routes give one
+/// response one verdict:
 ///
 /// | `SdkError` | classified as |
 /// |---|---|
-/// | `ServiceError` | the modeled error's kind (`@retryable`, `throttling`: [`ProvideErrorKind`]), its code ([`ProvideErrorMetadata`], else `x-amzn-ErrorType`, else the body's), the status and the retry-after headers; the strategy's AWS rules judge the rest (throttling and transient codes, 500/502/503/504) |
-/// | `ResponseError` (a response that did not parse) | the status, the headers' or the body's code, the retry-after headers |
+/// | `ServiceError` | the modeled error's kind (`@retryable`, `throttling`: [`ProvideErrorKind`]); else its code ([`ProvideErrorMetadata`]) if it is an AWS throttling code (a throttle) or transient code (retryable); else its status if transient (500, 502, 503, 504: retryable); else unknown (the strategy's rules judge). With the status, the code (the modeled error's, else `x-amzn-ErrorType`, else the body's) and the retry-after headers |
+/// | `ResponseError` (a response that did not parse) | retryable, with the status, the headers' or the body's code, the retry-after headers |
 /// | `TimeoutError`, `DispatchFailure` timing out | a timeout (retried, at the timeout cost of the quota) |
 /// | `DispatchFailure` on I/O | a closed connection (retried) |
-/// | `DispatchFailure` by the caller (`is_user`), `ConstructionFailure` | not retryable |
+/// | `DispatchFailure` or `ConstructionFailure` carrying [`RetryStopped`], `DispatchFailure` by the caller (`is_user`), any other `ConstructionFailure` | not retryable |
 /// | any other | unknown: the strategy's rules decide |
 ///
 /// An HTTP-date `Retry-After` is measured from the system clock; see
@@ -59,17 +65,34 @@ where
         SdkError::ServiceError(context) => {
             let modeled = context.err();
             let code = ProvideErrorMetadata::code(modeled);
-            let failure = from_kind(modeled.retryable_error_kind());
+            let failure = match modeled.retryable_error_kind() {
+                Some(kind) => from_kind(Some(kind)),
+                None => from_code_or_status(code, context.raw().status().as_u16()),
+            };
             with_response(failure, context.raw(), code, now)
         }
         SdkError::ResponseError(context) => {
-            with_response(Classified::unknown(), context.raw(), None, now)
+            with_response(Classified::retryable(), context.raw(), None, now)
         }
         SdkError::TimeoutError(_) => without_response(true, false, false),
-        SdkError::DispatchFailure(failure) => failure
-            .as_connector_error()
-            .map_or_else(Classified::unknown, from_connector),
+        SdkError::DispatchFailure(failure) => match failure.as_connector_error() {
+            Some(error) if RetryStopped::find(error).is_some() => Classified::not_retryable(),
+            Some(error) => from_connector(error),
+            None => Classified::unknown(),
+        },
         SdkError::ConstructionFailure(_) => Classified::not_retryable(),
+        _ => Classified::unknown(),
+    }
+}
+
+/// What the AWS SDK's error-code and status classifiers make of a service
+/// error the model does not mark retryable: the code first, then the
+/// status.
+fn from_code_or_status(code: Option<&str>, status: u16) -> Classified {
+    match code {
+        Some(code) if is_throttling_error_code(code) => Classified::retryable().with_throttle(true),
+        Some(code) if is_transient_error_code(code) => Classified::retryable(),
+        _ if is_transient_status(status) => Classified::retryable(),
         _ => Classified::unknown(),
     }
 }

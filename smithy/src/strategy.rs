@@ -19,7 +19,8 @@ use rebound_runtime::{Retry, RetryStrategy};
 
 use crate::context::classify_attempt;
 use crate::error::RetryStopped;
-use crate::operation::{Loop, OperationRetry, SharedListener, State};
+use crate::listener::SharedListener;
+use crate::operation::{Loop, OperationRetry, State};
 
 /// The executor settings every operation's request starts from (its
 /// sleeper is unused: the orchestrator sleeps).
@@ -54,7 +55,10 @@ where
                 *state = State::Sending(attempt);
                 Ok(ShouldAttempt::Yes)
             }
-            Next::Stop(stopped) => Err(Box::new(RetryStopped::new(stopped))),
+            Next::Stop(stopped) => Err(Box::new(RetryStopped::new(
+                stopped.attempts(),
+                stopped.reason().clone(),
+            ))),
         }
     }
 }

@@ -39,6 +39,12 @@ use super::secs_to_duration;
 /// assert_eq!(at_least.apply(t, Some(secs(30))), secs(30));
 /// assert!(at_least.honours(Some(secs(30))));
 /// assert!(!at_least.honours(Some(secs(3600))));
+///
+/// // The AWS SDK for Rust before behaviour 2.1: the hint, up to a cap, in place of the backoff.
+/// let replace = RetryAfterPolicy::Replace { cap: secs(20) };
+/// assert_eq!(replace.apply(t, Some(Duration::from_millis(100))), Duration::from_millis(100));
+/// assert_eq!(replace.apply(t, Some(secs(30))), secs(20));
+/// assert_eq!(replace.apply(t, None), t);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RetryAfterPolicy {
@@ -58,6 +64,14 @@ pub enum RetryAfterPolicy {
     AtLeast {
         /// The longest hint honoured.
         ceiling: Duration,
+    },
+    /// `min(hint, cap)` in place of the backoff, which may make the delay
+    /// shorter than the backoff: the AWS SDK for Rust's standard strategy
+    /// without retry behaviour 2.1 (`cap` its 20 s maximum backoff). Never
+    /// gives up.
+    Replace {
+        /// The longest wait a hint may ask for.
+        cap: Duration,
     },
 }
 
@@ -112,6 +126,7 @@ impl RetryAfterPolicy {
                 backoff.max(hint.min(backoff + max_additional.as_secs_f64()))
             }
             Self::AtLeast { .. } => backoff.max(hint),
+            Self::Replace { cap } => hint.min(cap.as_secs_f64()),
         }
     }
 }

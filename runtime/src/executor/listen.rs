@@ -247,9 +247,9 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
 /// | `error_code` | both | the (last) failure's error code, when it has one |
 pub trait RetryListener {
     /// An attempt failed and the strategy granted a retry after
-    /// [`RetryEvent::delay`]. A [budget](super::Retry::budget) too short for
-    /// that delay still stops the request: then
-    /// [`on_give_up`](Self::on_give_up) follows at once.
+    /// [`RetryEvent::delay`]. A retry whose delay would not end within the
+    /// [budget](super::Retry::budget) is not heard here: the request gives
+    /// up ([`on_give_up`](Self::on_give_up), [`StopReason::BudgetExhausted`]).
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_>) {
         let _ = event;
@@ -303,6 +303,21 @@ where
 {
     match request.fail(failure) {
         Ok(next) => {
+            // A retry whose backoff would end past the budget is a give-up,
+            // not a retry: the token goes back as abandoned.
+            if let Some(reason) = next.over_budget(next.due()) {
+                tell_give_up(
+                    listener,
+                    &GiveUpEvent {
+                        strategy: Some(next.strategy()),
+                        failure: Some(failure),
+                        attempts: attempt,
+                        reason: &reason,
+                    },
+                );
+                next.abandon();
+                return Step::Stop(None, reason);
+            }
             tell_retry(
                 listener,
                 &RetryEvent {

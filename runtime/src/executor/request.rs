@@ -88,15 +88,8 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
     pub(crate) fn next_action(&mut self) -> Action {
         if !self.due.is_zero() {
             let wait = core::mem::take(&mut self.due);
-            if let Some((elapsed, budget)) = spent(&self.clock, self.budget) {
-                // The attempt must start before the deadline.
-                if wait >= budget.saturating_sub(elapsed) {
-                    return Action::Stop(StopReason::BudgetExhausted {
-                        budget,
-                        elapsed,
-                        next_delay: wait,
-                    });
-                }
+            if let Some(reason) = self.over_budget(wait) {
+                return Action::Stop(reason);
             }
             return Action::Sleep(wait);
         }
@@ -117,6 +110,17 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
     /// The wait due before the next attempt (a retry's backoff).
     pub(crate) const fn due(&self) -> Duration {
         self.due
+    }
+
+    /// Why a wait of `wait` from now may not be slept: the attempt after it
+    /// would not start before the budget's end. `None` without a budget.
+    pub(crate) fn over_budget(&self, wait: Duration) -> Option<StopReason> {
+        let (elapsed, budget) = spent(&self.clock, self.budget)?;
+        (wait >= budget.saturating_sub(elapsed)).then_some(StopReason::BudgetExhausted {
+            budget,
+            elapsed,
+            next_delay: wait,
+        })
     }
 
     /// How many attempts were made before the one about to be sent.

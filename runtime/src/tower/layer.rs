@@ -248,8 +248,8 @@ impl<St, Sl, K, Q, C, L> RetryLayer<St, Sl, K, Q, C, L> {
     /// A give-up is every end but a success: the listener hears it also when
     /// the service returns the last error *response* as it is, and when
     /// the request cannot be copied for a retry the strategy granted (then
-    /// `on_retry` is followed at once by `on_give_up`, as when the budget
-    /// refuses the retry).
+    /// `on_retry` is followed at once by `on_give_up`; a retry the budget
+    /// refuses is heard as a give-up only).
     ///
     /// # Examples
     ///
