@@ -20,6 +20,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "example"))
         .http_client(aws_smithy_http_client::Builder::new().build_http())
         .retry_config(RetryConfig::disabled())
+        // Fails, before sending, a call the client would retry by itself.
+        .interceptor(rebound_smithy::ClientRetriesGuard)
         .build();
     let client = aws_sdk_dynamodb::Client::from_conf(config);
 

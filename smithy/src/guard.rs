@@ -5,6 +5,7 @@
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
 use aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationInterceptorContextRef;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::ConfigBag;
 use aws_smithy_types::retry::RetryConfig;
 
@@ -38,9 +39,7 @@ use crate::error::ClientRetries;
 pub fn check_client_retries(config: Option<&RetryConfig>) -> Result<(), ClientRetries> {
     match config {
         None => Err(ClientRetries::new(None)),
-        Some(config) if config.has_retry() => {
-            Err(ClientRetries::new(Some(config.max_attempts())))
-        }
+        Some(config) if config.has_retry() => Err(ClientRetries::new(Some(config.max_attempts()))),
         Some(_) => Ok(()),
     }
 }
@@ -72,14 +71,16 @@ impl Intercept for ClientRetriesGuard {
         "rebound::ClientRetriesGuard"
     }
 
-    fn read_before_execution(
+    fn read_before_serialization(
         &self,
         _context: &BeforeSerializationInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
-        // The bag holds what the operation will use: the client's default
-        // (its behaviour version's), its config, and any override, in that
-        // order. Without any, the client does not retry.
+        // By now the bag holds what the operation will use, merged: the
+        // client's default (its behaviour version's), its config, and any
+        // override (applied after the client's interceptors' first hook).
+        // Without any, the client does not retry.
         match cfg.load::<RetryConfig>() {
             Some(config) => check_client_retries(Some(config)).map_err(Into::into),
             None => Ok(()),

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use aws_smithy_runtime_api::box_error::BoxError;
 use aws_smithy_runtime_api::client::interceptors::Intercept;
 use aws_smithy_runtime_api::client::interceptors::context::BeforeSerializationInterceptorContextRef;
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 use aws_smithy_types::config_bag::{ConfigBag, Storable, StoreReplace};
 use aws_smithy_types::retry::RetryConfig;
 use rebound_runtime::driver::{Attempt, RequestLoop};
@@ -99,9 +100,12 @@ impl<S: Send + Sync + 'static> Intercept for StartRequest<S> {
         "rebound::StartRequest"
     }
 
-    fn read_before_execution(
+    // Not `read_before_execution`: a client's interceptors run that hook
+    // before the operation's own configuration (an override) is applied.
+    fn read_before_serialization(
         &self,
         _context: &BeforeSerializationInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         cfg.interceptor_state()

@@ -47,11 +47,16 @@ use crate::send::send;
 /// # Ok(())
 /// # }
 /// ```
-pub fn paginate<'r, S, Sl, C, L, K, F, N>(
+pub fn paginate<'r, S, Sl, C, L, K, F, N, T, E, Fut>(
     retry: &'r Retry<S, Sl, C, L>,
     page: F,
     next_token: N,
-) -> Pages<'r, S, Sl, C, L, K, F, N> {
+) -> Pages<'r, S, Sl, C, L, K, F, N>
+where
+    F: FnMut(Option<K>) -> Fut,
+    Fut: Future<Output = Result<T, SdkError<E, Response>>>,
+    N: FnMut(&T) -> Option<K>,
+{
     Pages {
         retry,
         page,

@@ -150,7 +150,10 @@ where
         Self::with(self.strategy.retry.budget(budget), self.listener)
     }
 
-    fn with<L>(retry: Retry<Arc<S>, DefaultSleeper, SystemClock, L>, listener: SharedListener) -> Self {
+    fn with<L>(
+        retry: Retry<Arc<S>, DefaultSleeper, SystemClock, L>,
+        listener: SharedListener,
+    ) -> Self {
         let retry = retry.listener(listener.clone());
         let max_attempts = retry.strategy().attempt_limit().unwrap_or(u32::MAX);
         // The attempt header's maximum; retry behaviour 2.1 makes the

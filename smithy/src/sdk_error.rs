@@ -7,8 +7,8 @@ use aws_smithy_runtime_api::client::result::SdkError;
 use aws_smithy_runtime_api::http::Response;
 use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 use aws_smithy_types::retry::ProvideErrorKind;
-use rebound_runtime::Classified;
 use rebound_runtime::__codegen::{is_throttling_error_code, is_transient_error_code};
+use rebound_runtime::Classified;
 use rebound_runtime::internals::is_transient_status;
 
 use crate::error::RetryStopped;

@@ -115,7 +115,7 @@ async fn the_wrapper_retries_on_the_fleet_quota() {
         .push(vec![Reply::error(500, "InternalServerError"); 3]);
     let retry = Retry::new(&strategy).sleeper(|_| std::future::ready(()));
     let before = quota.retry_quota().available();
-    let error = rebound_smithy::send(&retry, || client.list_tables().send())
+    let error = rebound_smithy::send_detailed(&retry, || client.list_tables().send())
         .await
         .unwrap_err();
     assert_eq!(error.attempts(), 3);

@@ -13,14 +13,17 @@ use std::time::Duration;
 
 use aws_runtime::request_info::RequestInfoInterceptor;
 use aws_runtime::retries::classifiers::AwsErrorCodeClassifier;
+use aws_sdk_dynamodb::types::AttributeValue;
 use aws_smithy_async::rt::sleep::{AsyncSleep, Sleep};
-use aws_smithy_runtime::client::orchestrator::operation::Operation;
+use aws_smithy_runtime::client::orchestrator::operation::{Operation, OperationBuilder};
 use aws_smithy_runtime::client::retries::classifiers::{
     HttpStatusCodeClassifier, ModeledAsRetryableClassifier, TransientErrorClassifier,
 };
 use aws_smithy_runtime_api::client::orchestrator::{HttpRequest, HttpResponse, OrchestratorError};
 use aws_smithy_runtime_api::client::result::SdkError;
+use aws_smithy_runtime_api::client::runtime_plugin::StaticRuntimePlugin;
 use aws_smithy_types::body::SdkBody;
+use aws_smithy_types::config_bag::Layer;
 use aws_smithy_types::error::ErrorMetadata;
 use aws_smithy_types::error::metadata::ProvideErrorMetadata;
 use aws_smithy_types::retry::{ErrorKind, ProvideErrorKind, RetryConfig};
@@ -28,8 +31,9 @@ use aws_smithy_types::timeout::TimeoutConfig;
 use rebound_runtime::rate_limiter::WaitPolicy;
 use rebound_runtime::time::ManualClock;
 use rebound_runtime::{
-    AdaptiveRetryStrategy, FailureInfo, GiveUpEvent, RetryEvent, RetryListener, RetryStrategy,
-    RetryToken, StandardRetryStrategy, TokenAcquisitionFailed,
+    AdaptiveRetryStrategy, Classified, ErrorInfo, FailureInfo, GiveUpEvent, NeverRetryStrategy,
+    RetryEvent, RetryInfo, RetryListener, RetrySafety, RetryStrategy, RetryToken,
+    StandardRetryStrategy, TokenAcquisitionFailed,
 };
 use rebound_smithy::{RetryPlugin, RetryStopped};
 use support::{RecordingSleep, Reply, Server, bound, dynamodb_errors};
@@ -113,7 +117,20 @@ fn operation<S>(
 where
     S: RetryStrategy + fmt::Debug + Send + Sync + 'static,
 {
-    let builder = Operation::builder()
+    let builder = operation_builder(server, sleep);
+    match route {
+        Route::Sdk => builder.standard_retry(&RetryConfig::standard()).build(),
+        Route::Plugin(plugin) => builder.runtime_plugin(plugin).build(),
+    }
+}
+
+/// The operation a generated DynamoDB client would build, before its retry
+/// strategy is chosen.
+fn operation_builder(
+    server: &Server,
+    sleep: impl AsyncSleep + 'static,
+) -> OperationBuilder<Option<usize>, (), DynamoError> {
+    Operation::builder()
         .service_name("dynamodb")
         .operation_name("ListTables")
         .http_client(aws_smithy_http_client::Builder::new().build_http())
@@ -138,11 +155,7 @@ where
             headers.insert("content-type", "application/x-amz-json-1.0");
             Ok(request)
         })
-        .deserializer(deserialize);
-    match route {
-        Route::Sdk => builder.standard_retry(&RetryConfig::standard()).build(),
-        Route::Plugin(plugin) => builder.runtime_plugin(plugin).build(),
-    }
+        .deserializer(deserialize)
 }
 
 fn standard() -> StandardRetryStrategy {
@@ -312,7 +325,7 @@ async fn a_refused_first_attempt_fails_with_a_typed_error_that_says_why() {
         .unwrap_err();
     assert_eq!(server.script.requests(), 1);
     let stopped = retry_stopped(&first);
-    assert_eq!(stopped.stopped().attempts(), 1);
+    assert_eq!(stopped.attempts(), 1);
 
     // The next operation's first attempt is refused too.
     let second = operation(&server, sleep, Route::Plugin(plugin))
@@ -321,19 +334,23 @@ async fn a_refused_first_attempt_fails_with_a_typed_error_that_says_why() {
         .unwrap_err();
     assert_eq!(server.script.requests(), 1, "a refused attempt is not sent");
     let stopped = retry_stopped(&second);
-    assert_eq!(stopped.stopped().attempts(), 0);
+    assert_eq!(stopped.attempts(), 0);
     assert!(matches!(
-        stopped.stopped().reason().strategy(),
+        stopped.reason().strategy(),
         Some(TokenAcquisitionFailed::RateLimited { .. })
     ));
     assert!(stopped.to_string().contains("rate limited"), "{stopped}");
 }
 
-/// The `RetryStopped` among `error`'s sources.
-fn retry_stopped<'a>(error: &'a (dyn std::error::Error + 'static)) -> &'a RetryStopped {
-    std::iter::successors(Some(error), |error| error.source())
-        .find_map(|error| error.downcast_ref::<RetryStopped>())
-        .unwrap_or_else(|| panic!("no RetryStopped in {error:?}"))
+/// The `RetryStopped` in `error`, found as the docs say; `classify` calls
+/// the error not retryable.
+fn retry_stopped<'a>(error: &'a SdkError<DynamoError, HttpResponse>) -> &'a RetryStopped {
+    assert!(matches!(error, SdkError::DispatchFailure(_)), "{error:?}");
+    assert_eq!(
+        rebound_smithy::classify(error).retry_safety(),
+        rebound_runtime::RetrySafety::No
+    );
+    RetryStopped::find(error).unwrap_or_else(|| panic!("no RetryStopped in {error:?}"))
 }
 
 #[tokio::test]
@@ -412,7 +429,10 @@ async fn the_listener_hears_the_plugins_retries_and_give_up() {
 #[tokio::test]
 async fn the_budget_bounds_the_plugins_waits() {
     let server = Server::start().await;
-    let plugin = RetryPlugin::new(standard()).budget(Duration::from_millis(100));
+    let heard = Arc::new(Heard::default());
+    let plugin = RetryPlugin::new(standard())
+        .budget(Duration::from_millis(100))
+        .listener(Arc::clone(&heard));
     server.script.push([Reply::status(503), Reply::ok()]);
     let sleep = RecordingSleep::default();
     let result = operation(&server, sleep.clone(), Route::Plugin(plugin))
@@ -425,6 +445,8 @@ async fn the_budget_bounds_the_plugins_waits() {
         Err(SdkError::ServiceError(error)) => assert_eq!(error.raw().status().as_u16(), 503),
         other => panic!("expected the 503, got {other:?}"),
     }
+    // A retry the budget refuses is a give-up, not a retry.
+    assert_eq!(*heard.0.lock().unwrap(), ["give up 1 Some(503)"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -485,4 +507,218 @@ async fn a_retry_after_hint_is_read_from_the_response() {
         sleep.waits(),
         [Duration::from_secs(3), Duration::from_millis(1500)]
     );
+}
+
+/// The last failure the strategy was told of, as it was classified.
+#[derive(Debug, Default)]
+struct LastFailure(Mutex<Option<Classified>>);
+
+impl RetryListener for LastFailure {
+    fn on_retry(&self, event: &RetryEvent<'_>) {
+        *self.0.lock().unwrap() = Some(Classified::from_failure(event.failure()));
+    }
+
+    fn on_give_up(&self, event: &GiveUpEvent<'_>) {
+        *self.0.lock().unwrap() = event.failure().map(Classified::from_failure);
+    }
+}
+
+#[tokio::test]
+async fn one_response_gets_one_verdict_on_both_routes() {
+    let server = Server::start().await;
+    let sleep = RecordingSleep::default();
+    let client = aws_sdk_dynamodb::Client::from_conf(
+        support::config(&server, RetryConfig::disabled(), &sleep).build(),
+    );
+    let responses = [
+        ("500", Reply::error(500, "InternalServerError")),
+        ("503, no body", Reply::status(503)),
+        (
+            "502, Retry-After",
+            Reply::status(502).with_header("retry-after", "3"),
+        ),
+        ("504, no body", Reply::status(504)),
+        ("429, no body", Reply::status(429)),
+        ("413, no body", Reply::status(413)),
+        ("throttling", Reply::error(400, "ThrottlingException")),
+        (
+            "throughput, x-amz-retry-after",
+            Reply::error(400, "ProvisionedThroughputExceededException")
+                .with_header("x-amz-retry-after", "1500"),
+        ),
+        ("request limit", Reply::error(400, "RequestLimitExceeded")),
+        (
+            "transient code",
+            Reply::error(400, "RequestTimeoutException"),
+        ),
+        ("throttling code on a 503", Reply::error(503, "SlowDown")),
+        ("validation", Reply::error(400, "ValidationException")),
+        (
+            "@retryable",
+            Reply::error(400, "ReplicatedWriteConflictException"),
+        ),
+        ("unknown code on a 500", Reply::error(500, "SomethingBroke")),
+    ];
+    let mut verdicts = Vec::new();
+    for (name, reply) in responses {
+        // `send`'s route: what `classify` makes of the SDK's error
+        // (PutItem models the `@retryable` error, as the plugin's
+        // deserializer here does).
+        server.script.reset();
+        server.script.push([reply.clone()]);
+        let error = client
+            .put_item()
+            .table_name("table")
+            .item("key", AttributeValue::S("value".into()))
+            .send()
+            .await
+            .unwrap_err();
+        // As a listener hears it (its fault read from the status if unset).
+        let sent = Classified::from_failure(&rebound_smithy::classify(&error));
+        // The plugin's route: what its strategy was told.
+        server.script.reset();
+        server.script.push([reply]);
+        let heard = Arc::new(LastFailure::default());
+        let plugin = RetryPlugin::new(NeverRetryStrategy).listener(Arc::clone(&heard));
+        let _ = operation(&server, RecordingSleep::default(), Route::Plugin(plugin))
+            .invoke(None)
+            .await;
+        let plugged = heard.0.lock().unwrap().clone().expect(name);
+        assert_eq!(sent, plugged, "{name}");
+        verdicts.push((name, sent));
+    }
+    // What they agree on is what the SDK's own classifiers say.
+    let verdict = |name: &str| &verdicts.iter().find(|(n, _)| *n == name).unwrap().1;
+    for name in [
+        "throttling",
+        "throughput, x-amz-retry-after",
+        "request limit",
+        "throttling code on a 503",
+    ] {
+        assert!(verdict(name).is_throttle(), "{name}");
+    }
+    for name in [
+        "500",
+        "503, no body",
+        "504, no body",
+        "transient code",
+        "@retryable",
+        "unknown code on a 500",
+    ] {
+        let failure = verdict(name);
+        assert_eq!(failure.retry_safety(), RetrySafety::Yes, "{name}");
+        assert!(!failure.is_throttle(), "{name}");
+    }
+    for name in ["429, no body", "413, no body", "validation"] {
+        assert_eq!(
+            verdict(name).retry_safety(),
+            RetrySafety::Maybe,
+            "{name}: the strategy's rules judge"
+        );
+    }
+    assert_eq!(
+        verdict("502, Retry-After").retry_after(),
+        Some(Duration::from_secs(3))
+    );
+    assert_eq!(
+        verdict("throughput, x-amz-retry-after").retry_after(),
+        Some(Duration::from_millis(1500))
+    );
+    assert_eq!(
+        verdict("validation").error_code(),
+        Some("ValidationException")
+    );
+    assert_eq!(verdict("413, no body").http_status(), Some(413));
+}
+
+#[tokio::test]
+async fn an_override_of_max_attempts_leaves_the_header_at_the_limit_rebound_enforces() {
+    let server = Server::start().await;
+    server
+        .script
+        .push(vec![Reply::error(500, "InternalServerError"); 5]);
+    // An operation's own retry configuration, applied after the plugin's,
+    // as a `config_override` is.
+    let mut layer = Layer::new("override");
+    layer.store_put(RetryConfig::standard().with_max_attempts(5));
+    let config_override = StaticRuntimePlugin::new().with_config(layer.freeze());
+    let result = operation_builder(&server, RecordingSleep::default())
+        .runtime_plugin(RetryPlugin::new(standard()))
+        .runtime_plugin(config_override)
+        .build()
+        .invoke(None)
+        .await;
+    assert!(result.is_err());
+    assert_eq!(server.script.requests(), 3, "rebound's limit");
+    assert_eq!(
+        server.script.attempt_headers(),
+        ["attempt=1; max=3", "attempt=2; max=3", "attempt=3; max=3"]
+    );
+}
+
+#[tokio::test]
+async fn closure_hooks_hear_the_plugins_retries_and_give_up() {
+    let server = Server::start().await;
+    let retries = Arc::new(Mutex::new(Vec::new()));
+    let give_ups = Arc::new(AtomicU32::new(0));
+    let heard = Arc::new(Heard::default());
+    let (on_retry, on_give_up) = (Arc::clone(&retries), Arc::clone(&give_ups));
+    let plugin = RetryPlugin::new(standard())
+        .listener(Arc::clone(&heard))
+        .on_retry(move |event| on_retry.lock().unwrap().push(event.attempt()));
+    server
+        .script
+        .push(vec![Reply::error(500, "InternalServerError"); 3]);
+    let _ = operation(
+        &server,
+        RecordingSleep::default(),
+        Route::Plugin(plugin.clone()),
+    )
+    .invoke(None)
+    .await;
+    assert_eq!(*retries.lock().unwrap(), [1, 2]);
+    // The give-up still goes to the listener set before the hook.
+    assert_eq!(*heard.0.lock().unwrap(), ["give up 3 Some(500)"]);
+
+    let plugin = plugin.on_give_up(move |event| {
+        assert_eq!(event.attempts(), 3);
+        on_give_up.fetch_add(1, Ordering::SeqCst);
+    });
+    server.script.reset();
+    server
+        .script
+        .push(vec![Reply::error(500, "InternalServerError"); 3]);
+    let _ = operation(&server, RecordingSleep::default(), Route::Plugin(plugin))
+        .invoke(None)
+        .await;
+    assert_eq!(*retries.lock().unwrap(), [1, 2, 1, 2]);
+    assert_eq!(give_ups.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        heard.0.lock().unwrap().len(),
+        1,
+        "the hook replaced the listener's give-up"
+    );
+}
+
+#[tokio::test]
+async fn one_strategy_shared_through_an_arc_serves_the_plugin_and_send() {
+    let server = Server::start().await;
+    let sleep = RecordingSleep::default();
+    let client = aws_sdk_dynamodb::Client::from_conf(
+        support::config(&server, RetryConfig::disabled(), &sleep).build(),
+    );
+    let shared = Arc::new(standard());
+    let outage = || vec![Reply::error(500, "InternalServerError"); 3];
+    server.script.push(outage());
+    let plugin = RetryPlugin::new(Arc::clone(&shared));
+    let _ = operation(&server, RecordingSleep::default(), Route::Plugin(plugin))
+        .invoke(None)
+        .await;
+    server.script.reset();
+    server.script.push(outage());
+    let retry =
+        rebound_runtime::Retry::new(Arc::clone(&shared)).sleeper(|_| std::future::ready(()));
+    let _ = rebound_smithy::send(&retry, || client.list_tables().send()).await;
+    // Two retries of 5 tokens on each route, from the one quota.
+    assert_eq!(shared.quota().available(), shared.quota().capacity() - 20);
 }

@@ -38,7 +38,7 @@ async fn scripted_failures_through_the_wrapper() {
             waits.lock().unwrap().push(delay);
             std::future::ready(())
         });
-        let result = rebound_smithy::send(&retry, || client.list_tables().send()).await;
+        let result = rebound_smithy::send_detailed(&retry, || client.list_tables().send()).await;
         assert_eq!(server.script.requests(), attempts, "{name}");
         assert_eq!(result.is_ok(), succeeds, "{name}: {result:?}");
         // Full jitter with the random fixed at 0.5: half of each bound.
@@ -166,19 +166,6 @@ async fn the_sdks_own_standard_strategy_makes_the_same_attempts_within_the_same_
     }
 }
 
-#[test]
-fn a_client_retrying_by_itself_is_named() {
-    let error = rebound_smithy::check_client_retries(Some(&RetryConfig::standard()))
-        .expect_err("standard mode makes 3 attempts");
-    assert_eq!(error.max_attempts(), 3);
-    assert!(
-        error.to_string().contains("RetryConfig::disabled()"),
-        "{error}"
-    );
-    assert!(rebound_smithy::check_client_retries(Some(&RetryConfig::disabled())).is_ok());
-    assert!(rebound_smithy::check_client_retries(None).is_ok());
-}
-
 /// Retries an outage of 500s gets from a full quota, one call after another
 /// until a call is refused its first retry; returns the retries.
 async fn retries_into_an_outage(server: &Server, call: impl AsyncFn() -> bool) -> usize {
@@ -222,7 +209,7 @@ async fn by_design_a_5xx_retry_costs_rebound_5_tokens_and_the_sdk_10() {
     );
     let retry = Retry::new(standard()).sleeper(|_| std::future::ready(()));
     let rebound_retries = retries_into_an_outage(&server, async || {
-        let error = rebound_smithy::send(&retry, || plain.list_tables().send())
+        let error = rebound_smithy::send_detailed(&retry, || plain.list_tables().send())
             .await
             .unwrap_err();
         error.attempts() > 1

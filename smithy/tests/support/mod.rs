@@ -27,6 +27,8 @@ pub struct Reply {
     /// The awsJson error's `__type` (with DynamoDB's namespace), if any.
     pub error: Option<String>,
     pub headers: Vec<(&'static str, String)>,
+    /// A success's JSON body, if not `{}`.
+    pub body: Option<String>,
 }
 
 impl Reply {
@@ -37,6 +39,15 @@ impl Reply {
             status: 200,
             error: None,
             headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// A success with `body`, a JSON document (a page of a listing, say).
+    pub fn json(body: serde_json::Value) -> Self {
+        Self {
+            body: Some(body.to_string()),
+            ..Self::ok()
         }
     }
 
@@ -46,6 +57,7 @@ impl Reply {
             status,
             error: Some(format!("com.amazonaws.dynamodb.v20120810#{code}")),
             headers: Vec::new(),
+            body: None,
         }
     }
 
@@ -55,6 +67,7 @@ impl Reply {
             status,
             error: None,
             headers: Vec::new(),
+            body: None,
         }
     }
 
@@ -71,6 +84,8 @@ pub struct Script {
     replies: Mutex<VecDeque<Reply>>,
     /// Each request's `amz-sdk-request` header, in arrival order.
     attempt_headers: Mutex<Vec<String>>,
+    /// Each request's body, in arrival order.
+    bodies: Mutex<Vec<serde_json::Value>>,
     /// The `x-call` values seen: a request carrying one gets a 500 the
     /// first time its value is seen, a success after.
     calls: Mutex<std::collections::HashSet<String>>,
@@ -90,6 +105,11 @@ impl Script {
         self.attempt_headers.lock().unwrap().clone()
     }
 
+    /// Each request's JSON body, in arrival order.
+    pub fn bodies(&self) -> Vec<serde_json::Value> {
+        self.bodies.lock().unwrap().clone()
+    }
+
     fn next_reply(&self) -> Reply {
         let mut replies = self.replies.lock().unwrap();
         replies.pop_front().unwrap_or_else(Reply::ok)
@@ -104,10 +124,13 @@ impl Script {
     pub fn reset(&self) {
         self.replies.lock().unwrap().clear();
         self.attempt_headers.lock().unwrap().clear();
+        self.bodies.lock().unwrap().clear();
         self.calls.lock().unwrap().clear();
     }
 
-    fn reply(&self, headers: &HeaderMap) -> Response {
+    fn reply(&self, headers: &HeaderMap, body: &[u8]) -> Response {
+        let body = serde_json::from_slice(body).unwrap_or(serde_json::Value::Null);
+        self.bodies.lock().unwrap().push(body);
         let header = headers
             .get("amz-sdk-request")
             .and_then(|value| value.to_str().ok())
@@ -124,7 +147,7 @@ impl Script {
         };
         let body = match &reply.error {
             Some(code) => serde_json::json!({ "__type": code, "message": "scripted" }).to_string(),
-            None if reply.status == 200 => "{}".to_owned(),
+            None if reply.status == 200 => reply.body.clone().unwrap_or_else(|| "{}".to_owned()),
             None => String::new(),
         };
         let mut response = (StatusCode::from_u16(reply.status).unwrap(), body).into_response();
@@ -151,9 +174,9 @@ impl Server {
     pub async fn start() -> Self {
         let script = Arc::new(Script::default());
         let state = Arc::clone(&script);
-        let app = axum::Router::new().fallback(move |headers: HeaderMap, _body: Bytes| {
+        let app = axum::Router::new().fallback(move |headers: HeaderMap, body: Bytes| {
             let state = Arc::clone(&state);
-            async move { state.reply(&headers) }
+            async move { state.reply(&headers, &body) }
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -197,14 +220,23 @@ pub fn config(
     retry: RetryConfig,
     sleep: &RecordingSleep,
 ) -> aws_sdk_dynamodb::config::Builder {
+    config_at(server, published_standard_mode(), sleep).retry_config(retry)
+}
+
+/// [`config`] under behaviour version `version`, with the retry
+/// configuration left unset: the behaviour version's default.
+pub fn config_at(
+    server: &Server,
+    version: BehaviorVersion,
+    sleep: &RecordingSleep,
+) -> aws_sdk_dynamodb::config::Builder {
     aws_sdk_dynamodb::Config::builder()
-        .behavior_version(published_standard_mode())
+        .behavior_version(version)
         .region(Region::new("us-east-1"))
         .endpoint_url(server.endpoint())
         .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "test"))
         .http_client(aws_smithy_http_client::Builder::new().build_http())
         .sleep_impl(SharedAsyncSleep::new(sleep.clone()))
-        .retry_config(retry)
         // Nothing else sleeps on the recording sleeper: no timeouts, no
         // stalled-stream checks, no identity cache refreshes.
         .timeout_config(TimeoutConfig::disabled())
@@ -214,7 +246,7 @@ pub fn config(
 
 /// The newest behaviour version without retry behaviour 2.1.
 #[allow(deprecated)]
-fn published_standard_mode() -> BehaviorVersion {
+pub fn published_standard_mode() -> BehaviorVersion {
     BehaviorVersion::v2025_08_07()
 }
 
