@@ -11,11 +11,15 @@
 //! - **[`send`]**, for clients that accept no plugin (the AWS SDK for Rust:
 //!   its `runtime_plugin` setters are crate-private): rebound's
 //!   [`Retry`](rebound_runtime::Retry) around the fluent builder's `send()`,
-//!   failures read by [`classify`]. Turn the client's own retries off
-//!   ([`check_client_retries`]).
+//!   returning what `send()` returns, failures read by [`classify`];
+//!   [`paginate`] for paginated operations. Turn the client's own retries
+//!   off ([`ClientRetriesGuard`], [`check_client_retries`]).
 //!
 //! Both work with every rebound strategy: standard, adaptive, legacy,
-//! `rebound-redis`'s fleet quota and limiter.
+//! `rebound-redis`'s fleet quota and limiter; [`standard_like`] sets up
+//! standard mode as an SDK client's retry configuration would. Both give
+//! one response one verdict, and a refusal before an attempt is found by
+//! [`RetryStopped::find`]. The crate's README is the manual.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -40,3 +44,8 @@ pub use pages::{Pages, paginate};
 pub use plugin::RetryPlugin;
 pub use sdk_error::{classify, classify_at};
 pub use send::{send, send_detailed};
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

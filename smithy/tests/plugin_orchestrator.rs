@@ -344,7 +344,7 @@ async fn a_refused_first_attempt_fails_with_a_typed_error_that_says_why() {
 
 /// The `RetryStopped` in `error`, found as the docs say; `classify` calls
 /// the error not retryable.
-fn retry_stopped<'a>(error: &'a SdkError<DynamoError, HttpResponse>) -> &'a RetryStopped {
+fn retry_stopped(error: &SdkError<DynamoError, HttpResponse>) -> &RetryStopped {
     assert!(matches!(error, SdkError::DispatchFailure(_)), "{error:?}");
     assert_eq!(
         rebound_smithy::classify(error).retry_safety(),

@@ -212,9 +212,9 @@ impl AsyncSleep for RecordingSleep {
 
 /// A DynamoDB client config for `server`: plain HTTP, fixed credentials,
 /// `retry` as the client's own retry configuration, waits recorded by
-/// `sleep`. Behaviour version 2025-08-07 (deprecated, and chosen for it), whose standard mode is the
-/// published one (a 1 s base backoff): the newest adds retry behaviour 2.1
-/// (a 25 ms base for DynamoDB).
+/// `sleep`. Behaviour version 2025-08-07 (deprecated, and chosen for it):
+/// with the retry configuration unset it makes one attempt, where 2026-01-12
+/// retries by default.
 pub fn config(
     server: &Server,
     retry: RetryConfig,
