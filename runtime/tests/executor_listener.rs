@@ -158,14 +158,11 @@ fn a_budget_that_stops_the_next_attempt_tells_the_last_failure() {
         .listener(&recorder);
     let busy = HttpErrorResponse::new(502);
     let _ = executor.run(|_| Err::<(), _>(busy.clone()));
-    // 500 ms fits in the budget; the next 1 s does not.
+    // 500 ms fits in the budget; the next 1 s does not: that retry, granted
+    // by the strategy, is heard as the give-up alone.
     assert_eq!(
         recorder.take(),
-        [
-            retry(502, 1, 500),
-            retry(502, 2, 1000),
-            give_up(2, Some(502), "budget")
-        ]
+        [retry(502, 1, 500), give_up(2, Some(502), "budget")]
     );
     // Async alike.
     let executor = Retry::new(&strategy)
@@ -179,11 +176,7 @@ fn a_budget_that_stops_the_next_attempt_tells_the_last_failure() {
     let _ = block_on(executor.run_async(|_| async { Err::<(), _>(busy.clone()) }));
     assert_eq!(
         recorder.take(),
-        [
-            retry(502, 1, 500),
-            retry(502, 2, 1000),
-            give_up(2, Some(502), "budget")
-        ]
+        [retry(502, 1, 500), give_up(2, Some(502), "budget")]
     );
 }
 

@@ -68,6 +68,7 @@ where
 
 /// The pages [`paginate`] gives, one at a time through
 /// [`next`](Self::next).
+#[must_use = "no page is requested until `next` is awaited"]
 pub struct Pages<'r, S, Sl, C, L, K, F, N> {
     retry: &'r Retry<S, Sl, C, L>,
     page: F,

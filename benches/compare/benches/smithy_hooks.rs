@@ -4,8 +4,8 @@
 //!
 //! One iteration is one operation as the orchestrator runs it: a config bag
 //! over the client's layer and an interceptor context; the interceptors'
-//! `read_before_execution` (the plugin's puts its request in the bag; the
-//! SDK's routes have none); `should_attempt_initial_request`; per attempt,
+//! `read_before_execution` and `read_before_serialization` (the plugin's
+//! puts its request in the bag; the SDK's routes have none); `should_attempt_initial_request`; per attempt,
 //! the attempt count in the bag, the outcome in the context,
 //! `should_attempt_retry`. Run from `benches/compare/`:
 //! `cargo bench --bench smithy_hooks`.
@@ -173,6 +173,11 @@ impl Client {
         for interceptor in self.components.interceptors() {
             interceptor
                 .read_before_execution(&(&ctx).into(), &mut cfg)
+                .unwrap();
+        }
+        for interceptor in self.components.interceptors() {
+            interceptor
+                .read_before_serialization(&(&ctx).into(), &self.components, &mut cfg)
                 .unwrap();
         }
         let strategy = self.components.retry_strategy();
