@@ -146,7 +146,7 @@ impl<S: RetryStrategy, C: Clock, L: RetryListener> RequestLoop<S, C, L> {
     /// What comes before the next attempt: the wait still due (within the
     /// budget), then the strategy's send permit.
     pub fn next(mut self) -> Next<S, C, L> {
-        match self.request.get().next_action() {
+        match self.request.get().next_action(&self.listener) {
             Action::Sleep(delay) => Next::Wait(delay, self),
             Action::Send(number) => Next::Send(Attempt {
                 request: self.request,
@@ -191,7 +191,7 @@ impl<S: RetryStrategy, C: Clock, L: RetryListener> Attempt<S, C, L> {
     /// The attempt succeeded: the token goes back to the strategy (which
     /// refunds its retry quota), and the request ends.
     pub fn succeeded(mut self) {
-        self.request.take_held().succeeded();
+        self.request.take_held().succeeded(&self.listener);
     }
 
     /// The attempt failed with `failure` (as classified: a

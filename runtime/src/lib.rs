@@ -85,7 +85,12 @@ mod executor;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod legacy;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 mod never;
+pub mod observe;
+#[cfg(feature = "opentelemetry")]
+pub mod opentelemetry;
 mod partition;
 mod quota;
 mod quota_store;
@@ -103,7 +108,10 @@ mod vocabulary;
 pub mod waiter;
 
 pub use adaptive::{AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
-pub use executor::{GiveUpEvent, Retry, RetryError, RetryEvent, RetryListener, StopReason};
+pub use executor::{
+    GiveUpEvent, PermitWaitEvent, Retry, RetryError, RetryEvent, RetryListener, StopReason,
+    SuccessEvent,
+};
 pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
 pub use quota::RetryQuota;

@@ -108,7 +108,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
         // the next attempt.
         let mut last_failure = None;
         loop {
-            let attempt = match request.get().next_action() {
+            let attempt = match request.get().next_action(&self.listener) {
                 Action::Sleep(delay) => {
                     self.sleeper.sleep(delay);
                     continue;
@@ -128,7 +128,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
             };
             match op(attempt) {
                 Ok(value) => {
-                    request.take_held().succeeded();
+                    request.take_held().succeeded(&self.listener);
                     return Ok(value);
                 }
                 Err(failure) => match classify.with(&failure, |info| {

@@ -152,7 +152,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
         // the next attempt.
         let mut last_failure = None;
         loop {
-            let attempt = match request.get().next_action() {
+            let attempt = match request.get().next_action(&self.listener) {
                 Action::Sleep(delay) => {
                     self.sleeper.sleep(delay).await;
                     continue;
@@ -177,7 +177,7 @@ impl<S: RetryStrategy, Sl, C: Clock, L: RetryListener> Retry<S, Sl, C, L> {
             };
             match op(attempt).await {
                 Ok(value) => {
-                    request.take_held().succeeded();
+                    request.take_held().succeeded(&self.listener);
                     return Ok(value);
                 }
                 Err(failure) => match classify.with(&failure, |info| {

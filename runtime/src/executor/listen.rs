@@ -107,6 +107,9 @@ pub struct GiveUpEvent<'a> {
     failure: Option<&'a dyn FailureInfo>,
     attempts: u32,
     reason: &'a StopReason,
+    /// Whether `failure` is the attempt that just ended (not one a retry
+    /// event already told).
+    after_attempt: bool,
 }
 
 impl<'a> GiveUpEvent<'a> {
@@ -127,6 +130,30 @@ impl<'a> GiveUpEvent<'a> {
     #[must_use]
     pub const fn reason(&self) -> &'a StopReason {
         self.reason
+    }
+
+    /// Whether the request gives up right after attempt
+    /// [`attempts`](Self::attempts) failed, with that attempt's
+    /// [`failure`](Self::failure). `false` when it stopped before an attempt
+    /// (the budget, a fail-fast rate limiter, a service not ready): then the
+    /// failure, if any, is the one a [`RetryEvent`] already told.
+    #[must_use]
+    pub const fn after_failed_attempt(&self) -> bool {
+        self.after_attempt
+    }
+
+    /// How the strategy reads the last failure: a throttle, a transient
+    /// failure or a timeout ([`RetryStrategy::retry_kind`], or the failure's
+    /// own flags when the strategy is not known); `None` without a failure.
+    /// A failure that is not retryable still has a kind: a throttle the
+    /// strategy would not retry is a throttle.
+    #[must_use]
+    pub fn kind(&self) -> Option<RetryKind> {
+        let failure = self.failure?;
+        Some(match self.strategy {
+            Some(strategy) => strategy.retry_kind(failure),
+            None => RetryKind::from_flags(failure.is_throttle(), failure.is_timeout()),
+        })
     }
 
     /// The tokens left in the strategy's retry quota once the request was
@@ -159,8 +186,46 @@ impl core::fmt::Debug for GiveUpEvent<'_> {
     }
 }
 
-/// Hears of a request's retries and of its give-up. Both methods do nothing
-/// by default: implement the ones you need. Set one with
+/// An attempt succeeded: the request ends with it.
+#[derive(Debug, Clone, Copy)]
+pub struct SuccessEvent {
+    attempt: u32,
+}
+
+impl SuccessEvent {
+    /// The 1-based number of the attempt that succeeded: the request made
+    /// `attempt() - 1` retries.
+    #[must_use]
+    pub const fn attempt(&self) -> u32 {
+        self.attempt
+    }
+}
+
+/// The strategy's rate limiter holds the next attempt back: the request
+/// waits this long for a send permit, then asks again.
+#[derive(Debug, Clone, Copy)]
+pub struct PermitWaitEvent {
+    attempt: u32,
+    wait: Duration,
+}
+
+impl PermitWaitEvent {
+    /// The 1-based number of the attempt waiting to be sent.
+    #[must_use]
+    pub const fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// How long the request waits before asking for a permit again.
+    #[must_use]
+    pub const fn wait(&self) -> Duration {
+        self.wait
+    }
+}
+
+/// Hears of a request's retries and of its give-up, and of its success and
+/// its waits for a send permit. Every method does nothing by default:
+/// implement the ones you need. Set one with
 /// [`Retry::listener`](super::Retry::listener), or pass closures to
 /// [`Retry::on_retry`](super::Retry::on_retry) and
 /// [`Retry::on_give_up`](super::Retry::on_give_up).
@@ -260,6 +325,20 @@ pub trait RetryListener {
     fn on_give_up(&self, event: &GiveUpEvent<'_>) {
         let _ = event;
     }
+
+    /// An attempt succeeded. Called on every successful request: keep it to
+    /// a counter (see [`observe`](crate::observe)).
+    #[inline]
+    fn on_success(&self, event: &SuccessEvent) {
+        let _ = event;
+    }
+
+    /// The strategy's rate limiter (adaptive mode) holds the next attempt
+    /// back for [`PermitWaitEvent::wait`].
+    #[inline]
+    fn on_permit_wait(&self, event: &PermitWaitEvent) {
+        let _ = event;
+    }
 }
 
 impl<L: RetryListener + ?Sized> RetryListener for &L {
@@ -271,6 +350,16 @@ impl<L: RetryListener + ?Sized> RetryListener for &L {
     #[inline]
     fn on_give_up(&self, event: &GiveUpEvent<'_>) {
         L::on_give_up(self, event);
+    }
+
+    #[inline]
+    fn on_success(&self, event: &SuccessEvent) {
+        L::on_success(self, event);
+    }
+
+    #[inline]
+    fn on_permit_wait(&self, event: &PermitWaitEvent) {
+        L::on_permit_wait(self, event);
     }
 }
 
@@ -285,6 +374,16 @@ impl<L: RetryListener + ?Sized> RetryListener for std::sync::Arc<L> {
     #[inline]
     fn on_give_up(&self, event: &GiveUpEvent<'_>) {
         L::on_give_up(self, event);
+    }
+
+    #[inline]
+    fn on_success(&self, event: &SuccessEvent) {
+        L::on_success(self, event);
+    }
+
+    #[inline]
+    fn on_permit_wait(&self, event: &PermitWaitEvent) {
+        L::on_permit_wait(self, event);
     }
 }
 
@@ -313,6 +412,7 @@ where
                         failure: Some(failure),
                         attempts: attempt,
                         reason: &reason,
+                        after_attempt: true,
                     },
                 );
                 next.abandon();
@@ -337,6 +437,7 @@ where
                     failure: Some(failure),
                     attempts: attempt,
                     reason: &stopped.reason,
+                    after_attempt: true,
                 },
             );
             Step::Stop(stopped.sleep, stopped.reason)
@@ -405,6 +506,7 @@ fn give_up_before_attempt<E, L: RetryListener + ?Sized>(
                     failure: Some(failure),
                     attempts,
                     reason,
+                    after_attempt: false,
                 },
             );
         }),
@@ -415,9 +517,22 @@ fn give_up_before_attempt<E, L: RetryListener + ?Sized>(
                 failure: None,
                 attempts,
                 reason,
+                after_attempt: false,
             },
         ),
     }
+}
+
+/// Tells `listener` that attempt `attempt` succeeded.
+#[inline]
+pub(crate) fn succeeded<L: RetryListener + ?Sized>(listener: &L, attempt: u32) {
+    listener.on_success(&SuccessEvent { attempt });
+}
+
+/// Tells `listener` that attempt `attempt` waits `wait` for a send permit.
+#[inline]
+pub(crate) fn permit_wait<L: RetryListener + ?Sized>(listener: &L, attempt: u32, wait: Duration) {
+    listener.on_permit_wait(&PermitWaitEvent { attempt, wait });
 }
 
 #[inline]

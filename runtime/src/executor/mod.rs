@@ -17,7 +17,7 @@ use std::fmt;
 
 pub use error::{RetryError, StopReason};
 use hooks::{Hooks, NoHook};
-pub use listen::{GiveUpEvent, RetryEvent, RetryListener};
+pub use listen::{GiveUpEvent, PermitWaitEvent, RetryEvent, RetryListener, SuccessEvent};
 
 use crate::driver::RequestLoop;
 use crate::strategy::RetryStrategy;

@@ -12,6 +12,7 @@ use core::time::Duration;
 use std::time::Instant;
 
 use super::StopReason;
+use super::listen::{self, RetryListener};
 use crate::refusal::TokenAcquisitionFailed;
 use crate::strategy::{RetryStrategy, SendPermit};
 use crate::time::Clock;
@@ -84,8 +85,9 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
     }
 
     /// The next thing to do before the attempt: sleep what is due (if it
-    /// ends within the budget), then take the strategy's send permit.
-    pub(crate) fn next_action(&mut self) -> Action {
+    /// ends within the budget), then take the strategy's send permit. A wait
+    /// for the permit is told to `listener`.
+    pub(crate) fn next_action<L: RetryListener + ?Sized>(&mut self, listener: &L) -> Action {
         if !self.due.is_zero() {
             let wait = core::mem::take(&mut self.due);
             if let Some(reason) = self.over_budget(wait) {
@@ -101,7 +103,8 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
             Ok(SendPermit::Wait(wait)) => {
                 // A zero wait would ask again at once: sleep at least 1 ns.
                 self.due = wait.max(Duration::from_nanos(1));
-                self.next_action()
+                listen::permit_wait(listener, self.attempt, self.due);
+                self.next_action(listener)
             }
             Err(why) => Action::Stop(StopReason::Strategy(why)),
         }
@@ -128,11 +131,12 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
         self.attempt - 1
     }
 
-    /// The attempt succeeded: give the token back.
-    pub(crate) fn succeeded(self) {
+    /// The attempt succeeded: give the token back, then tell `listener`.
+    pub(crate) fn succeeded<L: RetryListener + ?Sized>(self, listener: &L) {
         if let Tracking::Token(token) = self.tracking {
             self.strategy.record_success(token);
         }
+        listen::succeeded(listener, self.attempt);
     }
 
     /// The request stops before its next attempt: hand the token back as

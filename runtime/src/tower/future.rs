@@ -218,7 +218,7 @@ where
                     let Some(request) = this.request.as_mut() else {
                         polled_after_completion()
                     };
-                    match request.next_action() {
+                    match request.next_action(&*this.listener) {
                         Action::Sleep(delay) => {
                             let sleep = this.sleeper.sleep(delay);
                             this.state.set(State::Sleeping { sleep });
@@ -301,7 +301,7 @@ where
                     let attempt = *this.attempt;
                     let (result, failure) = match (this.classifier.classify(&result), result) {
                         (None, Ok(response)) => {
-                            request.succeeded();
+                            request.succeeded(&*this.listener);
                             this.state.set(State::Done);
                             return Poll::Ready(Ok(response));
                         }
