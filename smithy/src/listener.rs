@@ -1,10 +1,11 @@
 //! The listener a [`RetryPlugin`](crate::RetryPlugin) tells: the user's, or
-//! closures for one of its two events.
+//! closures for its retries or give-ups (every other event still goes to the
+//! user's).
 
 use core::fmt;
 use std::sync::Arc;
 
-use rebound_runtime::{GiveUpEvent, RetryEvent, RetryListener};
+use rebound_runtime::{GiveUpEvent, PermitWaitEvent, RetryEvent, RetryListener, SuccessEvent};
 
 /// The user's listener, or none (then nothing is cloned per operation).
 #[derive(Clone, Default)]
@@ -35,6 +36,18 @@ impl RetryListener for SharedListener {
             listener.on_give_up(event);
         }
     }
+
+    fn on_success(&self, event: &SuccessEvent) {
+        if let Some(listener) = &self.0 {
+            listener.on_success(event);
+        }
+    }
+
+    fn on_permit_wait(&self, event: &PermitWaitEvent) {
+        if let Some(listener) = &self.0 {
+            listener.on_permit_wait(event);
+        }
+    }
 }
 
 /// `hook` for retries; the give-ups go to the listener before it.
@@ -51,6 +64,14 @@ impl<F: Fn(&RetryEvent<'_>)> RetryListener for OnRetry<F> {
     fn on_give_up(&self, event: &GiveUpEvent<'_>) {
         self.rest.on_give_up(event);
     }
+
+    fn on_success(&self, event: &SuccessEvent) {
+        self.rest.on_success(event);
+    }
+
+    fn on_permit_wait(&self, event: &PermitWaitEvent) {
+        self.rest.on_permit_wait(event);
+    }
 }
 
 /// `hook` for give-ups; the retries go to the listener before it.
@@ -66,5 +87,13 @@ impl<G: Fn(&GiveUpEvent<'_>)> RetryListener for OnGiveUp<G> {
 
     fn on_give_up(&self, event: &GiveUpEvent<'_>) {
         (self.hook)(event);
+    }
+
+    fn on_success(&self, event: &SuccessEvent) {
+        self.rest.on_success(event);
+    }
+
+    fn on_permit_wait(&self, event: &PermitWaitEvent) {
+        self.rest.on_permit_wait(event);
     }
 }

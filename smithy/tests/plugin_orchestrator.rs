@@ -722,3 +722,43 @@ async fn one_strategy_shared_through_an_arc_serves_the_plugin_and_send() {
     // Two retries of 5 tokens on each route, from the one quota.
     assert_eq!(shared.quota().available(), shared.quota().capacity() - 20);
 }
+
+/// The observer counts the plugin's attempts as the orchestrator makes them:
+/// a throttle and a 500 then a success, then a validation error.
+#[tokio::test]
+async fn an_observer_counts_the_plugins_attempts() {
+    use rebound_runtime::observe::{FailureKind, GiveUpReason, Outcome, RetryObserver};
+
+    let server = Server::start().await;
+    let strategy = Arc::new(standard());
+    let observer = Arc::new(RetryObserver::new("dynamodb"));
+    observer.watch(Arc::clone(&strategy));
+    server.script.push([
+        Reply::error(400, "ThrottlingException"),
+        Reply::error(500, "InternalServerError"),
+        Reply::ok(),
+        Reply::error(400, "ValidationException"),
+    ]);
+    for _ in 0..2 {
+        let plugin = RetryPlugin::new(Arc::clone(&strategy)).listener(Arc::clone(&observer));
+        let _ = operation(&server, RecordingSleep::default(), Route::Plugin(plugin))
+            .invoke(None)
+            .await;
+    }
+    assert_eq!(server.script.requests(), 4);
+    let counts = observer.counts();
+    assert_eq!(counts.attempts(Outcome::Success, None), 1);
+    let retryable = |kind| counts.attempts(Outcome::RetryableFailure, Some(kind));
+    assert_eq!(retryable(FailureKind::Throttle), 1);
+    assert_eq!(retryable(FailureKind::Transient), 1);
+    assert_eq!(
+        counts.attempts(Outcome::NonRetryableFailure, Some(FailureKind::Other)),
+        1
+    );
+    assert_eq!(counts.total_attempts(), 4);
+    assert_eq!(counts.give_ups(GiveUpReason::NotRetryable), 1);
+    assert_eq!(
+        observer.readings().quota_available,
+        Some(strategy.quota().available().into())
+    );
+}

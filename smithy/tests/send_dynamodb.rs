@@ -330,3 +330,40 @@ async fn the_wrapper_reads_a_retry_after_hint() {
         [std::time::Duration::from_secs(4)]
     );
 }
+
+/// `send` makes each attempt a new SDK call: the observer counts attempts,
+/// not calls.
+#[tokio::test]
+async fn an_observer_counts_sends_attempts_not_calls() {
+    use rebound_runtime::observe::{FailureKind, GiveUpReason, Outcome, RetryObserver};
+
+    let server = Server::start().await;
+    let sleep = RecordingSleep::default();
+    let client = aws_sdk_dynamodb::Client::from_conf(
+        config(&server, RetryConfig::disabled(), &sleep).build(),
+    );
+    let strategy = standard();
+    let observer = RetryObserver::new("dynamodb");
+    let retry = Retry::new(&strategy)
+        .sleeper(|_| std::future::ready(()))
+        .listener(&observer);
+    server.script.push([
+        Reply::error(400, "ThrottlingException"),
+        Reply::error(500, "InternalServerError"),
+        Reply::ok(),
+        Reply::error(500, "InternalServerError"),
+        Reply::error(500, "InternalServerError"),
+        Reply::error(500, "InternalServerError"),
+    ]);
+    let first = rebound_smithy::send(&retry, || client.list_tables().send()).await;
+    let second = rebound_smithy::send(&retry, || client.list_tables().send()).await;
+    assert!(first.is_ok() && second.is_err());
+    assert_eq!(server.script.requests(), 6);
+    let counts = observer.counts();
+    assert_eq!(counts.attempts(Outcome::Success, None), 1);
+    let retryable = |kind| counts.attempts(Outcome::RetryableFailure, Some(kind));
+    assert_eq!(retryable(FailureKind::Throttle), 1);
+    assert_eq!(retryable(FailureKind::Transient), 4);
+    assert_eq!(counts.total_attempts(), 6);
+    assert_eq!(counts.give_ups(GiveUpReason::AttemptsExhausted), 1);
+}
