@@ -96,3 +96,63 @@ pub fn request<S: RetryStrategy + ?Sized>(
 pub fn success<S: RetryStrategy + ?Sized>(strategy: &S) -> u32 {
     request(strategy, 0, &HandUnavailable, &mut |_| {})
 }
+
+/// Observers on real meters, for the observer bench and the allocation test.
+pub mod observers {
+    use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusRecorder};
+    use opentelemetry::KeyValue;
+    use opentelemetry::metrics::{Counter, MeterProvider as _};
+    use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+    use rebound::metrics::MetricsRecorder;
+    use rebound::observe::RetryObserver;
+    use rebound::opentelemetry::OtelRecorder;
+    use rebound::{RetryListener, SuccessEvent};
+
+    /// An OpenTelemetry SDK meter provider exporting to memory once an hour
+    /// (never, during a measurement).
+    pub fn otel_provider() -> SdkMeterProvider {
+        let reader = PeriodicReader::builder(InMemoryMetricExporter::default())
+            .with_interval(std::time::Duration::from_secs(3600))
+            .build();
+        SdkMeterProvider::builder().with_reader(reader).build()
+    }
+
+    /// rebound's observer on `provider`'s meter.
+    pub fn otel_observer(provider: &SdkMeterProvider) -> RetryObserver<OtelRecorder> {
+        rebound::opentelemetry::observer(&provider.meter("bench"), "bench")
+    }
+
+    /// rebound's observer through the `metrics` facade, on a Prometheus
+    /// recorder (returned: the handles live as long as it).
+    pub fn metrics_observer() -> (PrometheusRecorder, RetryObserver<MetricsRecorder>) {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let observer = metrics::with_local_recorder(&recorder, || rebound::metrics::observer("bench"));
+        (recorder, observer)
+    }
+
+    /// The alternative to the observer's own counters: a listener adding 1
+    /// to an OpenTelemetry counter (with the same attributes) per success.
+    #[derive(Debug)]
+    pub struct OtelCounterPerSuccess {
+        counter: Counter<u64>,
+        attributes: [KeyValue; 2],
+    }
+
+    impl OtelCounterPerSuccess {
+        pub fn new(provider: &SdkMeterProvider) -> Self {
+            Self {
+                counter: provider.meter("bench").u64_counter("attempts").build(),
+                attributes: [
+                    KeyValue::new("rebound.client.name", "bench"),
+                    KeyValue::new("rebound.attempt.outcome", "success"),
+                ],
+            }
+        }
+    }
+
+    impl RetryListener for OtelCounterPerSuccess {
+        fn on_success(&self, _: &SuccessEvent) {
+            self.counter.add(1, &self.attributes);
+        }
+    }
+}

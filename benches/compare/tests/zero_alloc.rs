@@ -179,3 +179,37 @@ fn the_blocking_executor_does_not_allocate() {
         0
     );
 }
+
+/// `Retry::run` with `listener` on a success, and on a failure then a
+/// success: allocations per 1,000 requests of each.
+fn observed_allocations(listener: impl rebound::RetryListener) -> (u64, u64) {
+    let strategy = StandardRetryStrategy::new();
+    let retry = Retry::new(&strategy).sleeper(|_: Duration| {}).listener(listener);
+    let success = allocations_per_1000(|| {
+        assert_eq!(retry.run(|attempt| Ok::<_, HandUnavailable>(attempt)).unwrap(), 1);
+    });
+    let failure = allocations_per_1000(|| {
+        let out = retry.run(|attempt| if attempt < 2 { Err(HandUnavailable) } else { Ok(attempt) });
+        assert_eq!(out.unwrap(), 2);
+    });
+    (success, failure)
+}
+
+#[test]
+fn an_observer_on_an_opentelemetry_meter_does_not_allocate() {
+    let provider = rebound_bench_compare::observers::otel_provider();
+    let observer = rebound_bench_compare::observers::otel_observer(&provider);
+    assert_eq!(observed_allocations(&observer), (0, 0));
+    assert_eq!(observer.counts().total_attempts(), 2 * 1100 + 1100);
+}
+
+#[test]
+fn an_observer_through_metrics_does_not_allocate_on_a_success() {
+    let (_recorder, observer) = rebound_bench_compare::observers::metrics_observer();
+    let (success, failure) = observed_allocations(&observer);
+    assert_eq!(success, 0);
+    // The Prometheus recorder keeps every histogram sample until it renders:
+    // a block per so many samples, freed at the next scrape.
+    assert!(failure < 100, "{failure} per 1,000 requests that retry");
+    eprintln!("metrics observer: {failure} allocations per 1,000 requests that retry");
+}
