@@ -417,6 +417,11 @@ pub use rebound_smithy as smithy;
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+/// The set-ups of `docs/metrics.md`, compiled and run as doctests.
+#[cfg(all(doctest, feature = "opentelemetry", feature = "metrics"))]
+#[doc = include_str!("../docs/metrics.md")]
+struct MetricsDoctests;
+
 /// The examples of `docs/adaptive-mode.md`, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/adaptive-mode.md")]

@@ -284,3 +284,60 @@ fn the_metrics_facade_gets_the_same_counts() {
         ))
     );
 }
+
+#[test]
+fn a_waiter_reports_its_polls_as_attempts() {
+    use rebound_runtime::waiter::{PollStatus, Waiter};
+    use std::sync::Arc;
+
+    let observer = Arc::new(RetryObserver::with_recorder("stack", Samples::default()));
+    let clock = ManualClock::new();
+    let waiter = Waiter::builder()
+        .min_delay(Duration::from_secs(1))
+        .max_polls(4)
+        .jitter(false)
+        .sleeper(clock.clone())
+        .clock(clock)
+        .listener(Arc::clone(&observer))
+        .build()
+        .unwrap();
+    // Ready at the third poll, after a throttled one.
+    let ready = waiter.wait(|poll| match poll {
+        1 => PollStatus::<(), ()>::Throttled,
+        2 => PollStatus::NotReady,
+        _ => PollStatus::Ready(()),
+    });
+    assert!(ready.is_ok());
+    // Pending until the polls are used up; then failed at once.
+    let _ = waiter.wait(|_| PollStatus::<(), ()>::NotReady);
+    let _ = waiter.wait(|_| PollStatus::<(), ()>::Failed(()));
+
+    let counts = observer.counts();
+    assert_eq!(counts.attempts(Outcome::Success, None), 1);
+    assert_eq!(
+        counts.attempts(Outcome::RetryableFailure, Some(FailureKind::Throttle)),
+        1
+    );
+    // 1 in the first wait, 4 in the second (the last one gives up).
+    assert_eq!(
+        counts.attempts(Outcome::RetryableFailure, Some(FailureKind::Transient)),
+        5
+    );
+    assert_eq!(
+        counts.attempts(Outcome::NonRetryableFailure, Some(FailureKind::Other)),
+        1
+    );
+    assert_eq!(counts.give_ups(GiveUpReason::AttemptsExhausted), 1);
+    assert_eq!(counts.give_ups(GiveUpReason::NotRetryable), 1);
+    assert_eq!(*observer.recorder().retries.lock().unwrap(), [2, 3]);
+    let delays: Vec<Duration> = observer
+        .recorder()
+        .delays
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, d)| *d)
+        .collect();
+    let s = Duration::from_secs;
+    assert_eq!(delays, [s(1), s(2), s(1), s(2), s(4)]);
+}

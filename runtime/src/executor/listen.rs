@@ -523,6 +523,39 @@ fn give_up_before_attempt<E, L: RetryListener + ?Sized>(
     }
 }
 
+/// A waiter's pending poll `poll` (a `failure` of its own making), after
+/// which it sleeps `delay`: a retry without a strategy, told to `listener`
+/// only (a waiter emits no `tracing` events).
+pub(crate) fn waiter_poll_pending(
+    listener: &dyn RetryListener,
+    failure: &dyn FailureInfo,
+    poll: u32,
+    delay: Duration,
+) {
+    listener.on_retry(&RetryEvent {
+        strategy: &crate::never::NeverRetryStrategy,
+        failure,
+        attempt: poll,
+        delay,
+    });
+}
+
+/// A waiter stops polling after poll `polls` (which found `failure`).
+pub(crate) fn waiter_gave_up(
+    listener: &dyn RetryListener,
+    failure: &dyn FailureInfo,
+    polls: u32,
+    reason: &StopReason,
+) {
+    listener.on_give_up(&GiveUpEvent {
+        strategy: None,
+        failure: Some(failure),
+        attempts: polls,
+        reason,
+        after_attempt: true,
+    });
+}
+
 /// Tells `listener` that attempt `attempt` succeeded.
 #[inline]
 pub(crate) fn succeeded<L: RetryListener + ?Sized>(listener: &L, attempt: u32) {

@@ -88,25 +88,26 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
     /// ends within the budget), then take the strategy's send permit. A wait
     /// for the permit is told to `listener`.
     pub(crate) fn next_action<L: RetryListener + ?Sized>(&mut self, listener: &L) -> Action {
-        if !self.due.is_zero() {
-            let wait = core::mem::take(&mut self.due);
-            if let Some(reason) = self.over_budget(wait) {
-                return Action::Stop(reason);
+        loop {
+            if !self.due.is_zero() {
+                let wait = core::mem::take(&mut self.due);
+                if let Some(reason) = self.over_budget(wait) {
+                    return Action::Stop(reason);
+                }
+                return Action::Sleep(wait);
             }
-            return Action::Sleep(wait);
-        }
-        let Tracking::Token(token) = &mut self.tracking else {
-            return Action::Send(self.attempt);
-        };
-        match self.strategy.acquire_send_permit(token) {
-            Ok(SendPermit::Granted) => Action::Send(self.attempt),
-            Ok(SendPermit::Wait(wait)) => {
-                // A zero wait would ask again at once: sleep at least 1 ns.
-                self.due = wait.max(Duration::from_nanos(1));
-                listen::permit_wait(listener, self.attempt, self.due);
-                self.next_action(listener)
+            let Tracking::Token(token) = &mut self.tracking else {
+                return Action::Send(self.attempt);
+            };
+            match self.strategy.acquire_send_permit(token) {
+                Ok(SendPermit::Granted) => return Action::Send(self.attempt),
+                Ok(SendPermit::Wait(wait)) => {
+                    // A zero wait would ask again at once: sleep at least 1 ns.
+                    self.due = wait.max(Duration::from_nanos(1));
+                    listen::permit_wait(listener, self.attempt, self.due);
+                }
+                Err(why) => return Action::Stop(StopReason::Strategy(why)),
             }
-            Err(why) => Action::Stop(StopReason::Strategy(why)),
         }
     }
 
@@ -132,6 +133,9 @@ impl<S: RetryStrategy, C: Clock> Request<S, C> {
     }
 
     /// The attempt succeeded: give the token back, then tell `listener`.
+    /// Inlined: every successful request ends here (without it, this call
+    /// was left out of line and cost a `Retry::run` success about 8 ns).
+    #[inline]
     pub(crate) fn succeeded<L: RetryListener + ?Sized>(self, listener: &L) {
         if let Tracking::Token(token) = self.tracking {
             self.strategy.record_success(token);

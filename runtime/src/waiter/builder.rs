@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::Waiter;
 use crate::backoff::{RandomSource, ThreadRandom};
+use crate::executor::RetryListener;
 use crate::time::{DefaultSleeper, SystemClock};
 
 /// Settings a [`Waiter`] cannot run with: what
@@ -103,6 +104,8 @@ pub struct WaiterBuilder<Sl = DefaultSleeper, C = SystemClock> {
     pub(super) random: Arc<dyn RandomSource>,
     pub(super) sleeper: Sl,
     pub(super) clock: C,
+    /// Told of every poll; see [`WaiterBuilder::listener`].
+    pub(super) listener: Option<Arc<dyn RetryListener + Send + Sync>>,
 }
 
 impl WaiterBuilder {
@@ -139,6 +142,7 @@ impl WaiterBuilder {
             random: Arc::new(ThreadRandom),
             sleeper: DefaultSleeper,
             clock: SystemClock,
+            listener: None,
         }
     }
 }
@@ -297,6 +301,7 @@ impl<Sl, C> WaiterBuilder<Sl, C> {
             random: self.random,
             sleeper,
             clock: self.clock,
+            listener: self.listener,
         }
     }
 
@@ -326,7 +331,40 @@ impl<Sl, C> WaiterBuilder<Sl, C> {
             random: self.random,
             sleeper: self.sleeper,
             clock,
+            listener: self.listener,
         }
+    }
+
+    /// Tells `listener` of every poll, as an executor tells it of attempts:
+    /// a ready poll is a success ([`RetryListener::on_success`]), a pending
+    /// one a retry after the next delay ([`RetryListener::on_retry`]; a
+    /// [`Throttled`](super::PollStatus::Throttled) poll's kind is a
+    /// throttle, a [`NotReady`](super::PollStatus::NotReady) one's transient),
+    /// and a failed poll or giving up a give-up ([`RetryListener::on_give_up`]:
+    /// not retryable, the polls used up, or the budget). A
+    /// [`RetryObserver`](crate::observe::RetryObserver) counts polls as
+    /// attempts.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rebound_runtime::observe::{FailureKind, Outcome, RetryObserver};
+    /// use rebound_runtime::time::ManualClock;
+    /// use rebound_runtime::waiter::{PollStatus, Waiter};
+    ///
+    /// let observer = Arc::new(RetryObserver::new("stack-ready"));
+    /// let waiter = Waiter::builder().sleeper(ManualClock::new()).listener(observer.clone()).build()?;
+    /// waiter.wait(|poll| if poll < 3 { PollStatus::<_, ()>::NotReady } else { PollStatus::Ready(()) })?;
+    /// let counts = observer.counts();
+    /// assert_eq!(counts.attempts(Outcome::RetryableFailure, Some(FailureKind::Transient)), 2);
+    /// assert_eq!(counts.attempts(Outcome::Success, None), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn listener(mut self, listener: impl RetryListener + Send + Sync + 'static) -> Self {
+        self.listener = Some(Arc::new(listener));
+        self
     }
 
     /// Checks the settings and builds the waiter.

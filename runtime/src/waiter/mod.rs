@@ -144,7 +144,11 @@ pub use poll::PollStatus;
 
 use crate::backoff::Backoff;
 use crate::backoff::{draw, secs_to_duration};
+use crate::executor::StopReason;
+use crate::executor::listen;
+use crate::refusal::TokenAcquisitionFailed;
 use crate::time::Clock;
+use crate::vocabulary::Classified;
 
 /// Polls an asynchronous operation until it is ready: the waiter. Build it
 /// once with [`Waiter::builder`] and [`wait`](Self::wait) or
@@ -325,16 +329,35 @@ impl<Sl, C> Waiter<Sl, C> {
                 .now()
                 .saturating_duration_since(polling.started)
         };
+        let listener = self.settings.listener.as_deref();
         match status {
-            PollStatus::Ready(value) => Step::Done(Ok(value)),
-            PollStatus::Failed(error) => Step::Done(Err(WaitError::Failed {
-                polls,
-                elapsed: elapsed(),
-                error,
-            })),
+            PollStatus::Ready(value) => {
+                if let Some(listener) = listener {
+                    listen::succeeded(listener, polls);
+                }
+                Step::Done(Ok(value))
+            }
+            PollStatus::Failed(error) => {
+                if let Some(listener) = listener {
+                    let reason = StopReason::Strategy(TokenAcquisitionFailed::NotRetryable {
+                        attempts: polls,
+                    });
+                    listen::waiter_gave_up(listener, &Classified::not_retryable(), polls, &reason);
+                }
+                Step::Done(Err(WaitError::Failed {
+                    polls,
+                    elapsed: elapsed(),
+                    error,
+                }))
+            }
             PollStatus::NotReady | PollStatus::Throttled => {
+                let pending =
+                    Classified::retryable().with_throttle(matches!(status, PollStatus::Throttled));
                 let elapsed = elapsed();
-                let gave_up = |reason| {
+                let gave_up = |reason, why| {
+                    if let Some(listener) = listener {
+                        listen::waiter_gave_up(listener, &pending, polls, &why);
+                    }
                     Step::Done(Err(WaitError::GaveUp {
                         polls,
                         elapsed,
@@ -344,14 +367,27 @@ impl<Sl, C> Waiter<Sl, C> {
                 if let Some(max_polls) = self.settings.max_polls
                     && polls >= max_polls
                 {
-                    return gave_up(GiveUpReason::MaxPolls { max_polls });
+                    let why = StopReason::Strategy(TokenAcquisitionFailed::AttemptsExhausted {
+                        attempts: polls,
+                        max_attempts: max_polls,
+                    });
+                    return gave_up(GiveUpReason::MaxPolls { max_polls }, why);
                 }
                 let budget = self.settings.budget;
                 let remaining = budget.saturating_sub(elapsed);
                 if remaining.is_zero() {
-                    return gave_up(GiveUpReason::Budget { budget });
+                    let why = StopReason::BudgetExhausted {
+                        budget,
+                        elapsed,
+                        next_delay: Duration::ZERO,
+                    };
+                    return gave_up(GiveUpReason::Budget { budget }, why);
                 }
-                Step::Sleep(self.delay_after(polls).min(remaining))
+                let delay = self.delay_after(polls).min(remaining);
+                if let Some(listener) = listener {
+                    listen::waiter_poll_pending(listener, &pending, polls, delay);
+                }
+                Step::Sleep(delay)
             }
         }
     }
@@ -378,6 +414,7 @@ impl<Sl, C> fmt::Debug for Waiter<Sl, C> {
             .field("jitter", &self.settings.jitter)
             .field("sleeper", &std::any::type_name::<Sl>())
             .field("clock", &std::any::type_name::<C>())
+            .field("listener", &self.settings.listener.is_some())
             .finish_non_exhaustive()
     }
 }
