@@ -8,7 +8,7 @@
 //! ```
 //!
 //! The server admits `--rate` requests per second (default 50) and answers
-//! the rest `400 ThrottlingException`; `--clients` tasks (default 8) send
+//! the rest `429` (`x-amzn-ErrorType: ThrottlingException`); `--clients` tasks (default 8) send
 //! as fast as the strategy lets them for `--seconds`. Then the example
 //! prints the server's own counts and the limiter's rate as one line of JSON
 //! (`"counts": {...}`), and keeps serving `/metrics` until its input closes
@@ -58,14 +58,9 @@ async fn throttling_server(rate: f64) -> (String, Arc<Served>) {
             }
             async move {
                 if admitted {
-                    (StatusCode::OK, [("content-type", "application/json")], "{}")
+                    (StatusCode::OK, "{}")
                 } else {
-                    let body = r#"{"__type":"ThrottlingException","message":"slow down"}"#;
-                    (
-                        StatusCode::BAD_REQUEST,
-                        [("content-type", "application/json")],
-                        body,
-                    )
+                    (StatusCode::TOO_MANY_REQUESTS, "")
                 }
             }
         }

@@ -73,15 +73,25 @@ fn number(json: &str, key: &str) -> f64 {
     rest[..end].trim().parse().unwrap()
 }
 
+/// `text` as a URL query value.
+fn percent_encoded(text: &str) -> String {
+    text.bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (byte as char).to_string()
+            }
+            _ => format!("%{byte:02X}"),
+        })
+        .collect()
+}
+
 /// One instant query's single value, once Prometheus has it.
 async fn query(client: &reqwest::Client, prometheus: &str, promql: &str) -> Option<f64> {
-    let url = format!("{prometheus}/api/v1/query");
-    let response = client
-        .get(&url)
-        .query(&[("query", promql)])
-        .send()
-        .await
-        .ok()?;
+    let url = format!(
+        "{prometheus}/api/v1/query?query={}",
+        percent_encoded(promql)
+    );
+    let response = client.get(&url).send().await.ok()?;
     let body = response.text().await.ok()?;
     // {"status":"success","data":{"resultType":"vector","result":[{"metric":{...},"value":[t,"v"]}]}}
     let value = body.split("\"value\":[").nth(1)?;
@@ -107,7 +117,7 @@ async fn prometheus_reads_back_the_examples_counts() {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("the example is built by `cargo test --all-features`"),
+            .expect("the example, built by `cargo test --all-features` (alone: `cargo build --example prometheus_metrics --all-features`)"),
     );
     let mut lines = BufReader::new(example.0.stdout.take().unwrap()).lines();
     let metrics_url = lines.next().unwrap().unwrap();
@@ -152,7 +162,7 @@ async fn prometheus_reads_back_the_examples_counts() {
     let api = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     let queries = [
-        "sum(rebound_client_attempts_total{rebound_failure_kind=\"throttle\"})",
+        "sum(rebound_client_attempts{rebound_failure_kind=\"throttle\"})",
         "sum(rebound_client_request_retries_sum)",
         "max(rebound_limiter_fill_rate)",
     ];
