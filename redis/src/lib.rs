@@ -93,6 +93,7 @@ mod client;
 mod config;
 mod connection;
 mod error;
+mod exchange;
 mod health;
 mod inspect;
 mod keys;

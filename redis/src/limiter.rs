@@ -4,8 +4,9 @@
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use rebound_runtime::observe::{Readings, Watched};
 use rebound_runtime::rate_limiter::{CubicShape, RateControl};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -13,6 +14,7 @@ use tokio::task::JoinHandle;
 use crate::client::FleetQuotaClient;
 use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
+use crate::exchange::ExchangeStats;
 use crate::health::{Deaf, StoreHealth};
 use crate::health::{FleetListener, FleetState};
 use crate::reply::FleetRateState;
@@ -44,6 +46,8 @@ const MIN_RATE: f64 = 0.5;
 #[derive(Debug)]
 pub struct FleetLimiter {
     local: Arc<AtomicBool>,
+    /// The task's calls to the store, for metrics.
+    exchange: Arc<ExchangeStats>,
     stop: Arc<Notify>,
     task: Mutex<Option<JoinHandle<()>>>,
 }
@@ -104,6 +108,7 @@ impl FleetLimiter {
         listener: Arc<dyn FleetListener>,
     ) -> Self {
         let local = Arc::new(AtomicBool::new(false));
+        let exchange = Arc::new(ExchangeStats::default());
         let stop = Arc::new(Notify::new());
         let health = StoreHealth::new("fleet rate limiter", client.config().fleet(), listener);
         let mut sharer = Sharer {
@@ -111,6 +116,7 @@ impl FleetLimiter {
             control,
             health,
             local: Arc::clone(&local),
+            exchange: Arc::clone(&exchange),
             stop: Arc::clone(&stop),
             reported_throttles: 0,
             ceiling: None,
@@ -118,6 +124,7 @@ impl FleetLimiter {
         let wait = sharer.exchange().await;
         Self {
             local,
+            exchange,
             stop,
             task: Mutex::new(Some(tokio::spawn(sharer.run(wait)))),
         }
@@ -199,6 +206,7 @@ struct Sharer {
     control: Arc<dyn RateControl>,
     health: StoreHealth,
     local: Arc<AtomicBool>,
+    exchange: Arc<ExchangeStats>,
     stop: Arc<Notify>,
     /// The limiter's throttle count when last reported.
     reported_throttles: u64,
@@ -235,7 +243,9 @@ impl Sharer {
     /// One exchange, and the state it leaves: on failure the ceiling is lifted (the process's
     /// own limiter alone). Returns the wait until the next one.
     async fn exchange(&mut self) -> Duration {
+        let started = Instant::now();
         let result = self.share().await;
+        self.exchange.exchanged(started.elapsed(), result.is_err());
         if result.is_err() {
             self.set_ceiling(None);
         }
@@ -346,5 +356,14 @@ mod tests {
         assert_eq!(milli(-3.0), 0);
         assert_eq!(milli(f64::INFINITY), 1_000_000_000);
         assert_eq!(milli(1.2345), 1235);
+    }
+}
+
+/// The fleet gauges of a member's limiter: [`Joined`](FleetState::Joined) or not, and its
+/// exchanges with the store. Watch it beside the strategy (which reports the limiter's rates).
+impl Watched for FleetLimiter {
+    fn read(&self, readings: &mut Readings) {
+        readings.fleet_healthy = Some(self.state() == FleetState::Joined);
+        self.exchange.read(readings);
     }
 }

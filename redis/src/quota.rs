@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -12,8 +12,10 @@ use tokio::task::JoinHandle;
 use crate::client::{FleetQuotaClient, LeaseId, connect};
 use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
+use rebound_runtime::observe::{Readings, Watched};
 use rebound_runtime::{QuotaStore, RetryQuota};
 
+use crate::exchange::ExchangeStats;
 use crate::health::{Deaf, FleetListener, FleetState, StoreHealth};
 use crate::ledger::Ledger;
 use crate::task::join_once;
@@ -38,6 +40,8 @@ pub struct FleetQuotaStats {
 #[derive(Debug)]
 struct Shared {
     ledger: Ledger,
+    /// The refresher's calls to the store, for metrics.
+    exchange: ExchangeStats,
     fallback: RetryQuota,
     /// `true` while [`FleetState::Local`].
     local: AtomicBool,
@@ -140,6 +144,7 @@ impl FleetQuota {
         let config = client.config().clone();
         let shared = Arc::new(Shared {
             ledger: Ledger::new(),
+            exchange: ExchangeStats::default(),
             fallback: RetryQuota::new(config.fallback_capacity()),
             local: AtomicBool::new(false),
             low_water: config.low_water_mark(),
@@ -322,7 +327,11 @@ impl Refresher {
     /// sixteenth of the period spreads their calls).
     async fn step(&mut self) -> Duration {
         let period = self.client.config().refresh_period();
+        let started = Instant::now();
         let result = self.refresh().await;
+        self.shared
+            .exchange
+            .exchanged(started.elapsed(), result.is_err());
         let next_lapse = result.as_ref().ok().copied();
         let wait = self
             .health
@@ -346,6 +355,7 @@ impl Refresher {
             let (_, keep) = ledger.load();
             match self.client.report(keep, refunds).await {
                 Ok(ack) => {
+                    self.shared.exchange.saw_pool(ack.available);
                     next_lapse = Some(ack.next_lapse_ms);
                     // The room first: what settling moves from the balance to the pending
                     // refunds repays tokens this report said were spent.
@@ -373,6 +383,7 @@ impl Refresher {
         let want = self.client.config().lease_size().saturating_sub(held);
         if want > 0 || !self.has_lease {
             let grant = self.client.lease(want).await?;
+            self.shared.exchange.saw_pool(grant.available);
             self.has_lease = true;
             ledger.grant(grant.granted, grant.held);
             next_lapse = Some(grant.next_lapse_ms);
@@ -398,5 +409,17 @@ impl Refresher {
             let _ = self.client.release(keep).await;
         }
         ledger.void();
+    }
+}
+
+/// The fleet gauges of a member's quota: [`Joined`](FleetState::Joined) or not, the lease it
+/// holds in the store, the pool as last seen, and its exchanges with the store. Watch it beside
+/// the strategy (which reports the quota's tokens).
+impl Watched for FleetQuota {
+    fn read(&self, readings: &mut Readings) {
+        let stats = self.stats();
+        readings.fleet_healthy = Some(stats.state == FleetState::Joined);
+        readings.fleet_lease = Some(stats.held.into());
+        self.shared.exchange.read(readings);
     }
 }

@@ -533,3 +533,46 @@ impl FleetListener for Changes {
         ));
     }
 }
+
+/// An observer watching a member's quota reads the fleet gauges: joined, the lease it holds,
+/// the pool it last saw, the last exchange's latency; and, once the store is gone, local
+/// limits and the failed exchanges.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_observer_reads_the_fleet_gauges() {
+    use rebound_runtime::observe::RetryObserver;
+
+    let Some(mut server) = RedisServer::start() else {
+        return;
+    };
+    let fleet = "observed";
+    let quota = Arc::new(quota(&server, fleet, |b| b.capacity(100)).await);
+    let observer = RetryObserver::new("orders");
+    observer.watch(Arc::clone(&quota));
+    // After the first refresh: a report and a lease answered by the store.
+    let refreshed = poll(Duration::from_secs(5), || async {
+        let readings = observer.readings();
+        readings.fleet_exchange_latency.map(|_| readings)
+    })
+    .await
+    .expect("a refresh within 5 s");
+    assert_eq!(refreshed.fleet_healthy, Some(true));
+    assert_eq!(refreshed.fleet_lease, Some(u64::from(quota.stats().held)));
+    assert_eq!(refreshed.fleet_lease, Some(25));
+    assert_eq!(
+        refreshed.fleet_pool,
+        Some(75),
+        "100 less this member's lease of 25"
+    );
+    assert!(refreshed.fleet_exchange_latency.unwrap() > 0.0);
+    assert_eq!(refreshed.fleet_exchange_errors, Some(0));
+
+    server.kill();
+    let failed = poll(Duration::from_secs(5), || async {
+        let readings = observer.readings();
+        (readings.fleet_healthy == Some(false)).then_some(readings)
+    })
+    .await
+    .expect("local limits within 5 s");
+    assert!(failed.fleet_exchange_errors.unwrap() >= 1, "{failed:?}");
+    quota.close().await;
+}

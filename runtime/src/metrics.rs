@@ -54,6 +54,7 @@ pub struct MetricsRecorder {
     retry_delay: [Histogram; FailureKind::ALL.len()],
     permit_wait: Histogram,
     gauges: Vec<(Gauge, fn(&Readings) -> Option<f64>)>,
+    exchange_errors: Counter,
 }
 
 impl Recorder for MetricsRecorder {
@@ -97,6 +98,9 @@ impl RetryObserver<MetricsRecorder> {
             if let Some(value) = read(&readings) {
                 gauge.set(value);
             }
+        }
+        if let Some(errors) = readings.fleet_exchange_errors {
+            self.recorder().exchange_errors.absolute(errors);
         }
     }
 }
@@ -151,7 +155,11 @@ pub fn observer(name: impl Into<String>) -> RetryObserver<MetricsRecorder> {
             (gauge("rebound.fleet.pool"), |r| {
                 r.fleet_pool.map(|v| v as f64)
             }),
+            (gauge("rebound.fleet.exchange.duration"), |r| {
+                r.fleet_exchange_latency
+            }),
         ],
+        exchange_errors: ::metrics::counter!("rebound.fleet.exchange.errors", CLIENT_NAME => name.clone()),
     };
     RetryObserver::with_recorder(name, recorder)
 }
@@ -224,5 +232,15 @@ fn describe() {
         "rebound.fleet.pool",
         Unit::Count,
         "The fleet's pool as this member last saw it"
+    );
+    describe_gauge!(
+        "rebound.fleet.exchange.duration",
+        Unit::Seconds,
+        "How long the fleet member's last exchange with the store took"
+    );
+    describe_counter!(
+        "rebound.fleet.exchange.errors",
+        Unit::Count,
+        "The fleet member's exchanges with the store that failed"
     );
 }

@@ -261,6 +261,24 @@ fn register_gauges(meter: &Meter, observed: Weak<Observed>, client: &KeyValue) {
             .with_callback(move |gauge| observe(&source, read, gauge, &attributes))
             .build();
     }
+    let (source, attributes) = (observed.clone(), [client.clone()]);
+    meter
+        .f64_observable_gauge("rebound.fleet.exchange.duration")
+        .with_unit("s")
+        .with_description("How long the fleet member's last exchange with the store took")
+        .with_callback(move |gauge| {
+            observe(&source, |r| r.fleet_exchange_latency, gauge, &attributes);
+        })
+        .build();
+    let attributes = [client.clone()];
+    meter
+        .u64_observable_counter("rebound.fleet.exchange.errors")
+        .with_unit("{exchange}")
+        .with_description("The fleet member's exchanges with the store that failed")
+        .with_callback(move |counter| {
+            observe(&observed, |r| r.fleet_exchange_errors, counter, &attributes);
+        })
+        .build();
 }
 
 /// Reports `read` of the observer's readings, if the observer is alive and

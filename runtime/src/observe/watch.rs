@@ -45,6 +45,10 @@ pub struct Readings {
     pub fleet_lease: Option<u64>,
     /// The fleet's pool as this member last saw it.
     pub fleet_pool: Option<u64>,
+    /// How long the member's last exchange with the fleet's store took, in seconds.
+    pub fleet_exchange_latency: Option<f64>,
+    /// The member's exchanges with the fleet's store that failed, since it started.
+    pub fleet_exchange_errors: Option<u64>,
 }
 
 /// Something with gauges an observer reads when the meter collects:
