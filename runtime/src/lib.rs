@@ -108,10 +108,9 @@ mod vocabulary;
 pub mod waiter;
 
 pub use adaptive::{AdaptiveRetryStrategy, AdaptiveRetryStrategyBuilder};
-pub use executor::{
-    GiveUpEvent, PermitWaitEvent, Retry, RetryError, RetryEvent, RetryListener, StopReason,
-    SuccessEvent,
-};
+pub use driver::error::{RetryError, StopReason};
+pub use driver::listen::{GiveUpEvent, PermitWaitEvent, RetryEvent, RetryListener, SuccessEvent};
+pub use executor::Retry;
 pub use never::NeverRetryStrategy;
 pub use partition::Partitions;
 pub use quota::RetryQuota;

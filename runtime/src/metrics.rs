@@ -42,6 +42,9 @@ const OUTCOME: &str = "rebound.attempt.outcome";
 const FAILURE_KIND: &str = "rebound.failure.kind";
 const GIVE_UP_REASON: &str = "rebound.give_up.reason";
 
+/// Reads one gauge's value from the readings, if it is there.
+type ReadGauge = fn(&Readings) -> Option<f64>;
+
 /// The `metrics` handles an observer records into; see [`observer`].
 #[derive(Debug)]
 pub struct MetricsRecorder {
@@ -53,7 +56,7 @@ pub struct MetricsRecorder {
     retries: Histogram,
     retry_delay: [Histogram; FailureKind::ALL.len()],
     permit_wait: Histogram,
-    gauges: Vec<(Gauge, fn(&Readings) -> Option<f64>)>,
+    gauges: Vec<(Gauge, ReadGauge)>,
     exchange_errors: Counter,
 }
 

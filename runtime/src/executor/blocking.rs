@@ -1,9 +1,10 @@
 //! The blocking executor: [`Retry::run`] and [`Retry::run_classified`].
 
-use super::classifier::{ByClosure, Classify, Native};
-use super::listen::{self, RetryListener};
-use super::request::{Action, InFlight, Request, Step};
-use super::{Retry, RetryError};
+use super::Retry;
+use crate::driver::classifier::{ByClosure, Classify, Native};
+use crate::driver::error::RetryError;
+use crate::driver::listen::{self, RetryListener};
+use crate::driver::request::{Action, InFlight, Request, Step};
 use crate::strategy::RetryStrategy;
 use crate::time::{Clock, Sleeper};
 use crate::vocabulary::FailureInfo;

@@ -12,10 +12,11 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use super::classifier::{ByClosure, Classify, Native};
-use super::listen::{self, RetryListener};
-use super::request::{Action, InFlight, Request, Step};
-use super::{Retry, RetryError};
+use super::Retry;
+use crate::driver::classifier::{ByClosure, Classify, Native};
+use crate::driver::error::RetryError;
+use crate::driver::listen::{self, RetryListener};
+use crate::driver::request::{Action, InFlight, Request, Step};
 use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock};
 use crate::vocabulary::FailureInfo;

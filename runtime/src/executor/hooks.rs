@@ -2,7 +2,7 @@
 //! closures. Users never name these types: they are the default listener
 //! type parameter of `Retry` and the tower layer.
 
-use super::listen::{GiveUpEvent, RetryEvent, RetryListener};
+use crate::driver::listen::{GiveUpEvent, RetryEvent, RetryListener};
 
 /// The listener made of `Retry::on_retry` and
 /// `Retry::on_give_up` closures; [`NoHook`] for

@@ -1,25 +1,23 @@
 //! The executor, [`Retry`]: runs an operation with a strategy, blocking
-//! (`blocking.rs`) or async (`future.rs`), both driving one sans-IO request
-//! loop (`request.rs`), so the two cannot drift apart. Failures are read as
-//! they classify themselves or through a closure (`classifier.rs`); listeners
-//! hear of retries and give-ups (`listen.rs`); `error.rs` says how it ended.
+//! (`blocking.rs`) or async (`future.rs`). Both drive the driver's sans-IO
+//! request loop ([`crate::driver`]: `request.rs`), as the tower layer does, so
+//! none can drift apart; the driver also reads failures (`classifier.rs`),
+//! tells listeners (`listen.rs`) and says how a request ended (`error.rs`).
+//! The executors add the sleeping and the calling.
 
 mod blocking;
-pub(crate) mod classifier;
-mod error;
 mod future;
 pub(crate) mod hooks;
-pub(crate) mod listen;
-pub(crate) mod request;
 
 use core::time::Duration;
 use std::fmt;
 
-pub use error::{RetryError, StopReason};
 use hooks::{Hooks, NoHook};
-pub use listen::{GiveUpEvent, PermitWaitEvent, RetryEvent, RetryListener, SuccessEvent};
 
 use crate::driver::RequestLoop;
+#[cfg(doc)]
+use crate::driver::error::{RetryError, StopReason};
+use crate::driver::listen::{GiveUpEvent, RetryEvent, RetryListener};
 use crate::strategy::RetryStrategy;
 use crate::time::{Clock, DefaultSleeper, SystemClock};
 

@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use crate::executor::StopReason;
+use crate::driver::error::StopReason;
 use crate::refusal::TokenAcquisitionFailed;
 use crate::strategy::RetryKind;
 use crate::vocabulary::RetrySafety;

@@ -58,8 +58,9 @@ pub use recorder::Recorder;
 pub use tally::Counts;
 pub use watch::{Readings, Watched};
 
-use crate::executor::listen::{PermitWaitEvent, SuccessEvent};
-use crate::executor::{GiveUpEvent, RetryEvent, RetryListener};
+use crate::driver::listen::{
+    GiveUpEvent, PermitWaitEvent, RetryEvent, RetryListener, SuccessEvent,
+};
 use tally::Tally;
 
 /// The observer: a [`RetryListener`] that counts every attempt and give-up,

@@ -7,7 +7,9 @@ use std::time::SystemTime;
 use ::reqwest::{Request, RequestBuilder, Response};
 
 use crate::classify::HttpErrorResponse;
-use crate::executor::{Retry, RetryError, RetryListener, StopReason};
+use crate::driver::error::{RetryError, StopReason};
+use crate::driver::listen::RetryListener;
+use crate::executor::Retry;
 use crate::http::ResponseClassifier;
 use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock};

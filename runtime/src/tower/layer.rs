@@ -7,7 +7,7 @@ use tower_layer::Layer;
 
 use super::clone_request::ByClone;
 use super::service::RetryService;
-use crate::executor::RetryListener;
+use crate::driver::listen::RetryListener;
 use crate::executor::hooks::Hooks;
 use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock, SystemClock};

@@ -9,8 +9,9 @@ use super::classify::ClassifyResult;
 use super::clone_request::{ByClone, CloneRequest};
 use super::future::ResponseFuture;
 use super::layer::RetryLayer;
+use crate::driver::error::{RetryError, StopReason};
+use crate::driver::listen::RetryListener;
 use crate::executor::hooks::Hooks;
-use crate::executor::{RetryError, RetryListener, StopReason};
 use crate::strategy::RetryStrategy;
 use crate::time::{AsyncSleeper, Clock, SystemClock};
 

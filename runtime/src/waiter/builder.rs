@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::Waiter;
 use crate::backoff::{RandomSource, ThreadRandom};
-use crate::executor::RetryListener;
+use crate::driver::listen::RetryListener;
 use crate::time::{DefaultSleeper, SystemClock};
 
 /// Settings a [`Waiter`] cannot run with: what
@@ -355,13 +355,12 @@ impl<Sl, C> WaiterBuilder<Sl, C> {
     ///
     /// let observer = Arc::new(RetryObserver::new("stack-ready"));
     /// let waiter = Waiter::builder().sleeper(ManualClock::new()).listener(observer.clone()).build()?;
-    /// waiter.wait(|poll| if poll < 3 { PollStatus::<_, ()>::NotReady } else { PollStatus::Ready(()) })?;
+    /// waiter.wait(|poll| if poll < 3 { PollStatus::<_, std::io::Error>::NotReady } else { PollStatus::Ready(()) })?;
     /// let counts = observer.counts();
     /// assert_eq!(counts.attempts(Outcome::RetryableFailure, Some(FailureKind::Transient)), 2);
     /// assert_eq!(counts.attempts(Outcome::Success, None), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    #[must_use]
     pub fn listener(mut self, listener: impl RetryListener + Send + Sync + 'static) -> Self {
         self.listener = Some(Arc::new(listener));
         self

@@ -144,8 +144,8 @@ pub use poll::PollStatus;
 
 use crate::backoff::Backoff;
 use crate::backoff::{draw, secs_to_duration};
-use crate::executor::StopReason;
-use crate::executor::listen;
+use crate::driver::error::StopReason;
+use crate::driver::listen;
 use crate::refusal::TokenAcquisitionFailed;
 use crate::time::Clock;
 use crate::vocabulary::Classified;

@@ -11,8 +11,8 @@
 
 use core::time::Duration;
 
-use super::StopReason;
 use super::classifier::Classify;
+use super::error::{RetryError, StopReason};
 use super::request::{Request, Step};
 use crate::strategy::{RetryKind, RetryStrategy};
 use crate::time::Clock;
@@ -226,9 +226,9 @@ impl PermitWaitEvent {
 /// Hears of a request's retries and of its give-up, and of its success and
 /// its waits for a send permit. Every method does nothing by default:
 /// implement the ones you need. Set one with
-/// [`Retry::listener`](super::Retry::listener), or pass closures to
-/// [`Retry::on_retry`](super::Retry::on_retry) and
-/// [`Retry::on_give_up`](super::Retry::on_give_up).
+/// [`Retry::listener`](crate::Retry::listener), or pass closures to
+/// [`Retry::on_retry`](crate::Retry::on_retry) and
+/// [`Retry::on_give_up`](crate::Retry::on_give_up).
 ///
 /// Called on the request's own task or thread, between attempts: keep it
 /// short (count, log, record).
@@ -313,7 +313,7 @@ impl PermitWaitEvent {
 pub trait RetryListener {
     /// An attempt failed and the strategy granted a retry after
     /// [`RetryEvent::delay`]. A retry whose delay would not end within the
-    /// [budget](super::Retry::budget) is not heard here: the request gives
+    /// [budget](crate::Retry::budget) is not heard here: the request gives
     /// up ([`on_give_up`](Self::on_give_up), [`StopReason::BudgetExhausted`]).
     #[inline]
     fn on_retry(&self, event: &RetryEvent<'_>) {
@@ -469,7 +469,7 @@ pub(crate) fn stop_before_attempt<S, C, E, L>(
     last_failure: Option<E>,
     reason: StopReason,
     listener: &L,
-) -> super::RetryError<E>
+) -> RetryError<E>
 where
     S: RetryStrategy,
     C: Clock,
@@ -486,7 +486,7 @@ where
         listener,
     );
     request.abandon();
-    super::RetryError::stopped(last_failure, attempts, reason)
+    RetryError::stopped(last_failure, attempts, reason)
 }
 
 fn give_up_before_attempt<E, L: RetryListener + ?Sized>(

@@ -1,6 +1,6 @@
 //! How the executor's loop reads a failure: as it classifies itself
 //! ([`Native`]), or as a closure classifies it ([`ByClosure`],
-//! [`Retry::run_classified`](super::Retry::run_classified)).
+//! [`Retry::run_classified`](crate::Retry::run_classified)).
 
 use crate::vocabulary::FailureInfo;
 

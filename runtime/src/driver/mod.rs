@@ -24,6 +24,12 @@
 //! (feature `tracing`) hear of every retry and give-up as they do under
 //! `Retry`, and the [budget](crate::Retry::budget) bounds every wait.
 //!
+//! This module is the layer under every executor: its request core
+//! (`request.rs`), its listener events (`listen.rs`, re-exported at the
+//! crate root) and its endings ([`RetryError`], [`StopReason`]) are what
+//! [`Retry`](crate::Retry), the tower layer and [`RequestLoop`] run on; the
+//! executors only add the sleeping and the calling.
+//!
 //! # Examples
 //!
 //! A driver of its own, in virtual time:
@@ -67,13 +73,18 @@
 use core::fmt;
 use core::time::Duration;
 
-use crate::executor::classifier::Native;
-use crate::executor::listen::{self, RetryListener};
-use crate::executor::request::{Action, InFlight, Request, Step};
-use crate::executor::{RetryError, StopReason};
+pub(crate) mod classifier;
+pub(crate) mod error;
+pub(crate) mod listen;
+pub(crate) mod request;
+
 use crate::strategy::RetryStrategy;
 use crate::time::Clock;
 use crate::vocabulary::{Classified, FailureInfo};
+use classifier::Native;
+use error::{RetryError, StopReason};
+use listen::RetryListener;
+use request::{Action, InFlight, Request, Step};
 
 /// One request between attempts: the strategy's token, the wait due before
 /// the next attempt, the budget, and the last failure (for the give-up).

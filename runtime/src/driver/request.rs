@@ -1,6 +1,7 @@
 //! The request loop of the Smithy client guide, without the sleeping and the
-//! calling: the blocking and the async executor share it and differ only in
-//! how they wait and how they call the operation.
+//! calling: [`RequestLoop`](super::RequestLoop), the blocking and async
+//! executors and the tower layer share it, and differ only in how they wait
+//! and how they call the operation.
 //!
 //! The loop asks [`Request::next_action`] what to do — sleep, send the next
 //! attempt, or stop — and reports each attempt's outcome back. Every wait
@@ -11,7 +12,7 @@
 use core::time::Duration;
 use std::time::Instant;
 
-use super::StopReason;
+use super::error::StopReason;
 use super::listen::{self, RetryListener};
 use crate::refusal::TokenAcquisitionFailed;
 use crate::strategy::{RetryStrategy, SendPermit};

@@ -42,7 +42,7 @@ pub enum StopReason {
     /// retries.
     NoInitialToken(TokenAcquisitionFailed),
     /// The next attempt (the first one included) would not have started
-    /// within the total-time [budget](super::Retry::budget): a wait before
+    /// within the total-time [budget](crate::Retry::budget): a wait before
     /// it — the initial token's delay, a retry's backoff, or a wait for a
     /// send permit — would not end in time. It was not slept.
     BudgetExhausted {
