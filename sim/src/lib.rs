@@ -29,6 +29,7 @@
 
 pub mod capacity;
 pub mod cli;
+pub mod dashboard;
 pub mod driver;
 pub mod event_queue;
 pub mod fleet;

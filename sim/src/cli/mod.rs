@@ -19,6 +19,7 @@ pub use occ::OccArgs;
 pub use outage::{OutageAnswer, OutageArgs};
 
 use crate::capacity::CapacityParams;
+use crate::dashboard::{self, DashboardParams};
 use crate::driver::Answer;
 use crate::fleet::FleetParams;
 use crate::fleet::rate::RateParams;
@@ -204,11 +205,50 @@ fn all(args: &AllArgs) -> Result<(), Box<dyn std::error::Error>> {
         fleet::process_section(&traffic, &traffic_runs, &limited, &limited_runs, args.seed)
     ))?;
 
+    let dashboard_params = DashboardParams::default();
+    let samples = dashboard::run(&dashboard_params, args.seed);
+    let dashboard_csv = out.join("dashboard.csv");
+    std::fs::write(&dashboard_csv, dashboard::csv(&samples))?;
+    written.push(dashboard_csv);
+    written.push(plot::dashboard::dashboard_plot(
+        &out,
+        &dashboard_params,
+        &samples,
+    )?);
+    print_stdout(&format!(
+        "{}\n",
+        dashboard_section(&dashboard_params, args.seed, &samples)
+    ))?;
+
     for path in &written {
         eprintln!("wrote {}", path.display());
     }
     print_stdout(&format!("SVG plots and CSV files: {}\n", out.display()))?;
     Ok(())
+}
+
+/// The dashboard run in a few numbers, read from the observer's samples.
+fn dashboard_section(params: &DashboardParams, seed: u64, samples: &[dashboard::Sample]) -> String {
+    let during = |s: &&dashboard::Sample| s.t > params.outage_start && s.t <= params.recovery();
+    let lowest_rate = samples
+        .iter()
+        .filter(during)
+        .filter_map(|s| s.fill_rate)
+        .fold(f64::INFINITY, f64::min);
+    let lowest_quota = samples.iter().map(|s| s.quota).min().unwrap_or(0);
+    let throttled: u64 = samples.iter().map(|s| s.throttled).sum();
+    let retries: u64 = samples.iter().map(|s| s.retries).sum();
+    let give_ups: u64 = samples.iter().map(|s| s.give_ups).sum();
+    format!(
+        "## What a dashboard shows (seed {seed})\n\nOne adaptive client at {} requests/s, every attempt throttled from {} s to {} s, \
+         then {} attempts/s served; read from a RetryObserver once a second (dashboard.svg):\n\
+         lowest limiter fill rate during the outage {lowest_rate:.1}/s, lowest quota {lowest_quota} tokens, \
+         {throttled} throttled attempts, {retries} retries, {give_ups} give-ups.\n",
+        params.rate,
+        params.outage_start,
+        params.recovery(),
+        params.capacity
+    )
 }
 
 /// Parses the command line and runs it.

@@ -3,6 +3,7 @@
 //! [`series`].
 
 pub mod capacity;
+pub mod dashboard;
 pub mod fleet;
 pub mod fleet_rate;
 mod occ;
