@@ -226,3 +226,54 @@ async fn reqwest_send_with_retry() {
     assert_eq!(server.attempts(), 7);
     assert_reported(&meter, &strategy);
 }
+
+/// A waiter's polls are attempts: pending twice (once throttled), then ready;
+/// then pending until its polls run out.
+#[test]
+fn waiter() {
+    use rebound::waiter::{PollStatus, Waiter};
+
+    let meter = MemoryMeter::new();
+    let observer = std::sync::Arc::new(rebound::opentelemetry::observer(&meter.meter(), "orders"));
+    let clock = ManualClock::new();
+    let waiter = Waiter::builder()
+        .max_polls(3)
+        .jitter(false)
+        .sleeper(clock.clone())
+        .clock(clock)
+        .listener(std::sync::Arc::clone(&observer))
+        .build()
+        .unwrap();
+    let ready = waiter.wait(|poll| match poll {
+        1 => PollStatus::<(), ()>::Throttled,
+        2 => PollStatus::NotReady,
+        _ => PollStatus::Ready(()),
+    });
+    assert!(ready.is_ok());
+    assert!(waiter.wait(|_| PollStatus::<(), ()>::NotReady).is_err());
+
+    let exported = meter.collect();
+    let client = ("rebound.client.name", "orders");
+    let attempts = |outcome, kind: Option<&str>| {
+        let mut with = vec![client, ("rebound.attempt.outcome", outcome)];
+        with.extend(kind.map(|kind| ("rebound.failure.kind", kind)));
+        exported.number("rebound.client.attempts", &with)
+    };
+    assert_eq!(attempts("success", None), 1.0);
+    assert_eq!(attempts("retryable_failure", Some("throttle")), 1.0);
+    assert_eq!(attempts("retryable_failure", Some("transient")), 4.0);
+    let give_ups = ("rebound.give_up.reason", "attempts_exhausted");
+    assert_eq!(
+        exported.number("rebound.client.give_ups", &[client, give_ups]),
+        1.0
+    );
+    assert_eq!(
+        exported.histogram("rebound.client.request.retries", &[client]),
+        (2, 4.0)
+    );
+    // The waiter's delays, 2 s then 4 s (no jitter): after the two pending polls of each wait.
+    assert_eq!(
+        exported.histogram("rebound.client.retry.delay", &[client]),
+        (4, 12.0)
+    );
+}

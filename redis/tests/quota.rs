@@ -2,6 +2,9 @@
 //! skipped when there is none): leases topped up ahead of need, the fleet-wide bound, refunds,
 //! the fallback to local limits when the store dies, and a request path that never waits.
 
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../tests/support/otel.rs"]
+mod otel;
 mod support;
 
 use std::sync::Arc;
@@ -536,17 +539,16 @@ impl FleetListener for Changes {
 
 /// An observer watching a member's quota reads the fleet gauges: joined, the lease it holds,
 /// the pool it last saw, the last exchange's latency; and, once the store is gone, local
-/// limits and the failed exchanges.
+/// limits and the failed exchanges. The same values come out of an OpenTelemetry meter.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_observer_reads_the_fleet_gauges() {
-    use rebound_runtime::observe::RetryObserver;
-
     let Some(mut server) = RedisServer::start() else {
         return;
     };
     let fleet = "observed";
     let quota = Arc::new(quota(&server, fleet, |b| b.capacity(100)).await);
-    let observer = RetryObserver::new("orders");
+    let meter = otel::MemoryMeter::new();
+    let observer = rebound_runtime::opentelemetry::observer(&meter.meter(), "orders");
     observer.watch(Arc::clone(&quota));
     // After the first refresh: a report and a lease answered by the store.
     let refreshed = poll(Duration::from_secs(5), || async {
@@ -565,6 +567,16 @@ async fn an_observer_reads_the_fleet_gauges() {
     );
     assert!(refreshed.fleet_exchange_latency.unwrap() > 0.0);
     assert_eq!(refreshed.fleet_exchange_errors, Some(0));
+    let exported = meter.collect();
+    let client = [("rebound.client.name", "orders")];
+    assert_eq!(exported.number("rebound.fleet.healthy", &client), 1.0);
+    assert_eq!(exported.number("rebound.fleet.lease", &client), 25.0);
+    assert_eq!(exported.number("rebound.fleet.pool", &client), 75.0);
+    assert!(exported.number("rebound.fleet.exchange.duration", &client) > 0.0);
+    assert_eq!(
+        exported.number("rebound.fleet.exchange.errors", &client),
+        0.0
+    );
 
     server.kill();
     let failed = poll(Duration::from_secs(5), || async {
@@ -574,5 +586,8 @@ async fn an_observer_reads_the_fleet_gauges() {
     .await
     .expect("local limits within 5 s");
     assert!(failed.fleet_exchange_errors.unwrap() >= 1, "{failed:?}");
+    let exported = meter.collect();
+    assert_eq!(exported.number("rebound.fleet.healthy", &client), 0.0);
+    assert!(exported.number("rebound.fleet.exchange.errors", &client) >= 1.0);
     quota.close().await;
 }

@@ -4,6 +4,9 @@
 //! scripts as the wrapper's tests; beside it, the same operation with the
 //! SDK's own standard strategy.
 
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../tests/support/otel.rs"]
+mod otel;
 mod support;
 
 use std::fmt;
@@ -724,14 +727,17 @@ async fn one_strategy_shared_through_an_arc_serves_the_plugin_and_send() {
 }
 
 /// The observer counts the plugin's attempts as the orchestrator makes them:
-/// a throttle and a 500 then a success, then a validation error.
+/// a throttle and a 500 then a success, then a validation error; read back
+/// through an OpenTelemetry meter.
 #[tokio::test]
 async fn an_observer_counts_the_plugins_attempts() {
-    use rebound_runtime::observe::{FailureKind, GiveUpReason, Outcome, RetryObserver};
-
     let server = Server::start().await;
     let strategy = Arc::new(standard());
-    let observer = Arc::new(RetryObserver::new("dynamodb"));
+    let meter = otel::MemoryMeter::new();
+    let observer = Arc::new(rebound_runtime::opentelemetry::observer(
+        &meter.meter(),
+        "dynamodb",
+    ));
     observer.watch(Arc::clone(&strategy));
     server.script.push([
         Reply::error(400, "ThrottlingException"),
@@ -746,19 +752,36 @@ async fn an_observer_counts_the_plugins_attempts() {
             .await;
     }
     assert_eq!(server.script.requests(), 4);
-    let counts = observer.counts();
-    assert_eq!(counts.attempts(Outcome::Success, None), 1);
-    let retryable = |kind| counts.attempts(Outcome::RetryableFailure, Some(kind));
-    assert_eq!(retryable(FailureKind::Throttle), 1);
-    assert_eq!(retryable(FailureKind::Transient), 1);
+    let exported = meter.collect();
+    let attempts = |with: &[(&str, &str)]| {
+        let mut with = with.to_vec();
+        with.push(("rebound.client.name", "dynamodb"));
+        exported.number("rebound.client.attempts", &with)
+    };
+    let outcome = |o| ("rebound.attempt.outcome", o);
+    let kind = |k| ("rebound.failure.kind", k);
+    assert_eq!(attempts(&[outcome("success")]), 1.0);
     assert_eq!(
-        counts.attempts(Outcome::NonRetryableFailure, Some(FailureKind::Other)),
-        1
+        attempts(&[outcome("retryable_failure"), kind("throttle")]),
+        1.0
     );
-    assert_eq!(counts.total_attempts(), 4);
-    assert_eq!(counts.give_ups(GiveUpReason::NotRetryable), 1);
     assert_eq!(
-        observer.readings().quota_available,
-        Some(strategy.quota().available().into())
+        attempts(&[outcome("retryable_failure"), kind("transient")]),
+        1.0
+    );
+    assert_eq!(
+        attempts(&[outcome("non_retryable_failure"), kind("other")]),
+        1.0
+    );
+    assert_eq!(attempts(&[]), 4.0);
+    let reason = ("rebound.give_up.reason", "not_retryable");
+    assert_eq!(exported.number("rebound.client.give_ups", &[reason]), 1.0);
+    assert_eq!(
+        exported.histogram("rebound.client.request.retries", &[]),
+        (1, 2.0)
+    );
+    assert_eq!(
+        exported.number("rebound.quota.available", &[]),
+        f64::from(strategy.quota().available())
     );
 }

@@ -4,6 +4,9 @@
 //! AWS rules say, and the SDK's own standard strategy making the same
 //! attempts within the same bounds.
 
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../tests/support/otel.rs"]
+mod otel;
 mod support;
 
 use std::future::Future;
@@ -332,18 +335,17 @@ async fn the_wrapper_reads_a_retry_after_hint() {
 }
 
 /// `send` makes each attempt a new SDK call: the observer counts attempts,
-/// not calls.
+/// not calls (read back through an OpenTelemetry meter).
 #[tokio::test]
 async fn an_observer_counts_sends_attempts_not_calls() {
-    use rebound_runtime::observe::{FailureKind, GiveUpReason, Outcome, RetryObserver};
-
     let server = Server::start().await;
     let sleep = RecordingSleep::default();
     let client = aws_sdk_dynamodb::Client::from_conf(
         config(&server, RetryConfig::disabled(), &sleep).build(),
     );
     let strategy = standard();
-    let observer = RetryObserver::new("dynamodb");
+    let meter = otel::MemoryMeter::new();
+    let observer = rebound_runtime::opentelemetry::observer(&meter.meter(), "dynamodb");
     let retry = Retry::new(&strategy)
         .sleeper(|_| std::future::ready(()))
         .listener(&observer);
@@ -359,11 +361,25 @@ async fn an_observer_counts_sends_attempts_not_calls() {
     let second = rebound_smithy::send(&retry, || client.list_tables().send()).await;
     assert!(first.is_ok() && second.is_err());
     assert_eq!(server.script.requests(), 6);
-    let counts = observer.counts();
-    assert_eq!(counts.attempts(Outcome::Success, None), 1);
-    let retryable = |kind| counts.attempts(Outcome::RetryableFailure, Some(kind));
-    assert_eq!(retryable(FailureKind::Throttle), 1);
-    assert_eq!(retryable(FailureKind::Transient), 4);
-    assert_eq!(counts.total_attempts(), 6);
-    assert_eq!(counts.give_ups(GiveUpReason::AttemptsExhausted), 1);
+    let exported = meter.collect();
+    let attempts = |with: &[(&str, &str)]| exported.number("rebound.client.attempts", with);
+    let outcome = |o| ("rebound.attempt.outcome", o);
+    let kind = |k| ("rebound.failure.kind", k);
+    assert_eq!(attempts(&[outcome("success")]), 1.0);
+    assert_eq!(
+        attempts(&[outcome("retryable_failure"), kind("throttle")]),
+        1.0
+    );
+    assert_eq!(
+        attempts(&[outcome("retryable_failure"), kind("transient")]),
+        4.0
+    );
+    assert_eq!(attempts(&[]), 6.0);
+    let reason = ("rebound.give_up.reason", "attempts_exhausted");
+    assert_eq!(exported.number("rebound.client.give_ups", &[reason]), 1.0);
+    // Two requests, two retries each.
+    assert_eq!(
+        exported.histogram("rebound.client.request.retries", &[]),
+        (2, 4.0)
+    );
 }
