@@ -300,6 +300,15 @@ fn milli(rate: f64) -> u32 {
     }
 }
 
+/// The fleet gauges of a member's limiter: [`Joined`](FleetState::Joined) or not, and its
+/// exchanges with the store. Watch it beside the strategy (which reports the limiter's rates).
+impl Watched for FleetLimiter {
+    fn read(&self, readings: &mut Readings) {
+        readings.fleet_healthy = Some(self.state() == FleetState::Joined);
+        self.exchange.read(readings);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,14 +365,5 @@ mod tests {
         assert_eq!(milli(-3.0), 0);
         assert_eq!(milli(f64::INFINITY), 1_000_000_000);
         assert_eq!(milli(1.2345), 1235);
-    }
-}
-
-/// The fleet gauges of a member's limiter: [`Joined`](FleetState::Joined) or not, and its
-/// exchanges with the store. Watch it beside the strategy (which reports the limiter's rates).
-impl Watched for FleetLimiter {
-    fn read(&self, readings: &mut Readings) {
-        readings.fleet_healthy = Some(self.state() == FleetState::Joined);
-        self.exchange.read(readings);
     }
 }
