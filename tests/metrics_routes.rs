@@ -277,3 +277,69 @@ fn waiter() {
         (4, 12.0)
     );
 }
+
+/// Partition keys, opted in: each key's strategy and observer, read back
+/// with `rebound.partition`.
+#[test]
+fn partitions() {
+    let meter = MemoryMeter::new();
+    let observer = std::sync::Arc::new(rebound::opentelemetry::observer(&meter.meter(), "orders"));
+    let strategies = strategy().partitions::<&str>();
+    let mut next = scripted();
+    for region in ["us-east-1", "eu-west-1", "us-east-1", "eu-west-1"] {
+        let (strategy, observed) = (strategies.get(&region), observer.partition(region));
+        if observed.readings().quota_available.is_none() {
+            observed.watch(strategy.clone()); // the key's first request
+        }
+        let retry = Retry::new(strategy)
+            .sleeper(ManualClock::new())
+            .listener(observed);
+        let _ = retry.run(|_| next());
+    }
+    let exported = meter.collect();
+    let attempts = |region, outcome| {
+        let with = [
+            ("rebound.partition", region),
+            ("rebound.attempt.outcome", outcome),
+        ];
+        exported.number("rebound.client.attempts", &with)
+    };
+    // us-east-1: the success, and the three throttles; eu-west-1: the 503 then the success, and the 400.
+    assert_eq!(attempts("us-east-1", "success"), 1.0);
+    assert_eq!(attempts("us-east-1", "retryable_failure"), 3.0);
+    assert_eq!(attempts("eu-west-1", "success"), 1.0);
+    assert_eq!(attempts("eu-west-1", "retryable_failure"), 1.0);
+    assert_eq!(attempts("eu-west-1", "non_retryable_failure"), 1.0);
+    let quota =
+        |region| exported.number("rebound.quota.available", &[("rebound.partition", region)]);
+    assert_eq!(
+        quota("us-east-1"),
+        f64::from(strategies.get(&"us-east-1").quota().available())
+    );
+    assert_eq!(
+        quota("eu-west-1"),
+        f64::from(strategies.get(&"eu-west-1").quota().available())
+    );
+    assert_eq!(
+        exported.histogram(
+            "rebound.client.retry.delay",
+            &[("rebound.partition", "us-east-1")]
+        ),
+        (2, 1.5)
+    );
+    // The observer's own series, without a partition, counted nothing.
+    let unpartitioned: f64 = exported
+        .points("rebound.client.attempts", &[])
+        .filter(|point| {
+            point
+                .attributes
+                .iter()
+                .all(|(key, _)| key != "rebound.partition")
+        })
+        .map(|point| match point.value {
+            support::otel::Value::Number(value) => value,
+            support::otel::Value::Histogram { .. } => unreachable!(),
+        })
+        .sum();
+    assert_eq!(unpartitioned, 0.0);
+}

@@ -32,7 +32,7 @@
 
 use core::time::Duration;
 
-use ::metrics::{Counter, Gauge, Histogram, Unit};
+use ::metrics::{Counter, Gauge, Histogram, Label, Unit};
 
 use crate::observe::{FailureKind, GiveUpReason, Outcome, Readings, Recorder, RetryObserver};
 
@@ -41,13 +41,16 @@ const CLIENT_NAME: &str = "rebound.client.name";
 const OUTCOME: &str = "rebound.attempt.outcome";
 const FAILURE_KIND: &str = "rebound.failure.kind";
 const GIVE_UP_REASON: &str = "rebound.give_up.reason";
+const PARTITION: &str = "rebound.partition";
 
 /// Reads one gauge's value from the readings, if it is there.
 type ReadGauge = fn(&Readings) -> Option<f64>;
 
 /// The `metrics` handles an observer records into; see [`observer`].
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct MetricsRecorder {
+    /// The observer's labels: its name, and its partition if it has one.
+    share: Vec<Label>,
     successes: Counter,
     /// Retryable, then non-retryable failures, each in [`FailureKind::ALL`]'s order.
     failures: [[Counter; FailureKind::ALL.len()]; 2],
@@ -89,10 +92,19 @@ impl Recorder for MetricsRecorder {
     fn permit_wait(&self, wait: Duration) {
         self.permit_wait.record(wait);
     }
+
+    /// The same instruments with `rebound.partition` = `key`, registered now
+    /// with the installed recorder.
+    fn partition(&self, key: &str) -> Self {
+        let mut share = self.share.clone();
+        share.push(Label::new(PARTITION, key.to_owned()));
+        MetricsRecorder::registered(share)
+    }
 }
 
 impl RetryObserver<MetricsRecorder> {
-    /// Sets the gauges to what the observer watches holds now; a gauge
+    /// Sets the gauges to what the observer (and each of its
+    /// [partitions](RetryObserver::partition)) watches holds now; a gauge
     /// nothing watched has is left alone. Call it before each scrape, or on
     /// an interval.
     pub fn publish(&self) {
@@ -105,6 +117,9 @@ impl RetryObserver<MetricsRecorder> {
         if let Some(errors) = readings.fleet_exchange_errors {
             self.recorder().exchange_errors.absolute(errors);
         }
+        for partition in self.partitions() {
+            partition.publish();
+        }
     }
 }
 
@@ -113,58 +128,76 @@ impl RetryObserver<MetricsRecorder> {
 pub fn observer(name: impl Into<String>) -> RetryObserver<MetricsRecorder> {
     let name: String = name.into();
     describe();
-    let attempts = |outcome: Outcome, kind: FailureKind| {
-        ::metrics::counter!("rebound.client.attempts", CLIENT_NAME => name.clone(),
-            OUTCOME => outcome.as_str(), FAILURE_KIND => kind.as_str())
-    };
-    let delay = |kind: FailureKind| {
-        ::metrics::histogram!("rebound.client.retry.delay", CLIENT_NAME => name.clone(),
-            FAILURE_KIND => kind.as_str())
-    };
-    let gauge = |gauge: &'static str| ::metrics::gauge!(gauge, CLIENT_NAME => name.clone());
-    let recorder = MetricsRecorder {
-        successes: ::metrics::counter!("rebound.client.attempts", CLIENT_NAME => name.clone(),
-            OUTCOME => Outcome::Success.as_str()),
-        failures: [Outcome::RetryableFailure, Outcome::NonRetryableFailure]
-            .map(|outcome| FailureKind::ALL.map(|kind| attempts(outcome, kind))),
-        give_ups: GiveUpReason::ALL.map(|reason| {
-            ::metrics::counter!("rebound.client.give_ups", CLIENT_NAME => name.clone(),
-                GIVE_UP_REASON => reason.as_str())
-        }),
-        refusals: ::metrics::counter!("rebound.client.refusals", CLIENT_NAME => name.clone()),
-        retries: ::metrics::histogram!("rebound.client.request.retries", CLIENT_NAME => name.clone()),
-        retry_delay: FailureKind::ALL.map(delay),
-        permit_wait: ::metrics::histogram!("rebound.client.send_permit.wait", CLIENT_NAME => name.clone()),
-        gauges: vec![
-            (gauge("rebound.quota.available"), |r| {
-                r.quota_available.map(|v| v as f64)
-            }),
-            (gauge("rebound.quota.capacity"), |r| {
-                r.quota_capacity.map(|v| v as f64)
-            }),
-            (gauge("rebound.limiter.enabled"), |r| {
-                r.limiter_enabled.map(f64::from)
-            }),
-            (gauge("rebound.limiter.fill_rate"), |r| r.limiter_fill_rate),
-            (gauge("rebound.limiter.measured_rate"), |r| {
-                r.limiter_measured_rate
-            }),
-            (gauge("rebound.fleet.healthy"), |r| {
-                r.fleet_healthy.map(f64::from)
-            }),
-            (gauge("rebound.fleet.lease"), |r| {
-                r.fleet_lease.map(|v| v as f64)
-            }),
-            (gauge("rebound.fleet.pool"), |r| {
-                r.fleet_pool.map(|v| v as f64)
-            }),
-            (gauge("rebound.fleet.exchange.duration"), |r| {
-                r.fleet_exchange_latency
-            }),
-        ],
-        exchange_errors: ::metrics::counter!("rebound.fleet.exchange.errors", CLIENT_NAME => name.clone()),
-    };
+    let recorder = MetricsRecorder::registered(vec![Label::new(CLIENT_NAME, name.clone())]);
     RetryObserver::with_recorder(name, recorder)
+}
+
+impl MetricsRecorder {
+    /// Every handle, labelled `share` (and each series' own labels).
+    fn registered(share: Vec<Label>) -> Self {
+        let labels = |more: &[(&'static str, &'static str)]| -> Vec<Label> {
+            let more = more.iter().map(|&(key, value)| Label::new(key, value));
+            share.iter().cloned().chain(more).collect()
+        };
+        let attempts = |outcome: Outcome, kind: FailureKind| {
+            let series = labels(&[(OUTCOME, outcome.as_str()), (FAILURE_KIND, kind.as_str())]);
+            ::metrics::counter!("rebound.client.attempts", series)
+        };
+        let delay = |kind: FailureKind| {
+            ::metrics::histogram!(
+                "rebound.client.retry.delay",
+                labels(&[(FAILURE_KIND, kind.as_str())])
+            )
+        };
+        let gauge = |gauge: &'static str| ::metrics::gauge!(gauge, labels(&[]));
+        Self {
+            successes: ::metrics::counter!(
+                "rebound.client.attempts",
+                labels(&[(OUTCOME, Outcome::Success.as_str())])
+            ),
+            failures: [Outcome::RetryableFailure, Outcome::NonRetryableFailure]
+                .map(|outcome| FailureKind::ALL.map(|kind| attempts(outcome, kind))),
+            give_ups: GiveUpReason::ALL.map(|reason| {
+                ::metrics::counter!(
+                    "rebound.client.give_ups",
+                    labels(&[(GIVE_UP_REASON, reason.as_str())])
+                )
+            }),
+            refusals: ::metrics::counter!("rebound.client.refusals", labels(&[])),
+            retries: ::metrics::histogram!("rebound.client.request.retries", labels(&[])),
+            retry_delay: FailureKind::ALL.map(delay),
+            permit_wait: ::metrics::histogram!("rebound.client.send_permit.wait", labels(&[])),
+            gauges: vec![
+                (gauge("rebound.quota.available"), |r| {
+                    r.quota_available.map(|v| v as f64)
+                }),
+                (gauge("rebound.quota.capacity"), |r| {
+                    r.quota_capacity.map(|v| v as f64)
+                }),
+                (gauge("rebound.limiter.enabled"), |r| {
+                    r.limiter_enabled.map(f64::from)
+                }),
+                (gauge("rebound.limiter.fill_rate"), |r| r.limiter_fill_rate),
+                (gauge("rebound.limiter.measured_rate"), |r| {
+                    r.limiter_measured_rate
+                }),
+                (gauge("rebound.fleet.healthy"), |r| {
+                    r.fleet_healthy.map(f64::from)
+                }),
+                (gauge("rebound.fleet.lease"), |r| {
+                    r.fleet_lease.map(|v| v as f64)
+                }),
+                (gauge("rebound.fleet.pool"), |r| {
+                    r.fleet_pool.map(|v| v as f64)
+                }),
+                (gauge("rebound.fleet.exchange.duration"), |r| {
+                    r.fleet_exchange_latency
+                }),
+            ],
+            exchange_errors: ::metrics::counter!("rebound.fleet.exchange.errors", labels(&[])),
+            share,
+        }
+    }
 }
 
 /// Describes the instruments to the recorder (units and help texts).

@@ -40,18 +40,19 @@ use std::sync::{Arc, Weak};
 use ::opentelemetry::KeyValue;
 use ::opentelemetry::metrics::{AsyncInstrument, Histogram, Meter};
 
-use crate::observe::{
-    FailureKind, GiveUpReason, Observed, Outcome, Readings, Recorder, RetryObserver,
-};
+use crate::observe::{FailureKind, GiveUpReason, Observed, Readings, Recorder, RetryObserver};
 
 /// The attribute naming the observer (the client).
 pub const CLIENT_NAME: &str = "rebound.client.name";
-/// The attribute of an attempt's [`Outcome`].
+/// The attribute of an attempt's [`Outcome`](crate::observe::Outcome).
 pub const OUTCOME: &str = "rebound.attempt.outcome";
 /// The attribute of a failed attempt's [`FailureKind`].
 pub const FAILURE_KIND: &str = "rebound.failure.kind";
 /// The attribute of a give-up's [`GiveUpReason`].
 pub const GIVE_UP_REASON: &str = "rebound.give_up.reason";
+/// The attribute of an observer's partition key, for the partitions a user
+/// opts in to ([`RetryObserver::partition`]).
+pub const PARTITION: &str = "rebound.partition";
 
 /// Buckets of the retries-per-request histogram.
 const RETRY_BUCKETS: [f64; 9] = [1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 20.0, 50.0, 100.0];
@@ -61,19 +62,32 @@ const DELAY_BUCKETS: [f64; 15] = [
 ];
 
 /// The histograms an observer records into; see [`observer`].
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct OtelRecorder {
     retries: Histogram<u64>,
     retry_delay: Histogram<f64>,
     permit_wait: Histogram<f64>,
-    client: [KeyValue; 1],
-    /// `client` and each [`FailureKind`], in [`FailureKind::ALL`]'s order.
-    by_kind: [[KeyValue; 2]; FailureKind::ALL.len()],
+    /// The observer's attributes: its name, and its partition if it has one.
+    share: Box<[KeyValue]>,
+    /// `share` and each [`FailureKind`], in [`FailureKind::ALL`]'s order.
+    by_kind: [Box<[KeyValue]>; FailureKind::ALL.len()],
+}
+
+impl OtelRecorder {
+    /// The same histograms, recorded with the attributes `share`.
+    fn labelled(&self, share: Vec<KeyValue>) -> Self {
+        Self {
+            by_kind: FailureKind::ALL
+                .map(|kind| with(&share, [KeyValue::new(FAILURE_KIND, kind.as_str())]).into()),
+            share: share.into(),
+            ..self.clone()
+        }
+    }
 }
 
 impl Recorder for OtelRecorder {
     fn retries(&self, retries: u32) {
-        self.retries.record(retries.into(), &self.client);
+        self.retries.record(retries.into(), &self.share);
     }
 
     fn retry_delay(&self, kind: FailureKind, delay: Duration) {
@@ -82,19 +96,38 @@ impl Recorder for OtelRecorder {
     }
 
     fn permit_wait(&self, wait: Duration) {
-        self.permit_wait.record(wait.as_secs_f64(), &self.client);
+        self.permit_wait.record(wait.as_secs_f64(), &self.share);
     }
+
+    fn partition(&self, key: &str) -> Self {
+        self.labelled(with(
+            &self.share,
+            [KeyValue::new(PARTITION, key.to_owned())],
+        ))
+    }
+}
+
+/// `base` followed by `more`.
+fn with<const N: usize>(base: &[KeyValue], more: [KeyValue; N]) -> Vec<KeyValue> {
+    base.iter().cloned().chain(more).collect()
+}
+
+/// The attributes of one observer's share: its name, and its partition key
+/// if it has one.
+fn share_attributes(share: &Observed) -> Vec<KeyValue> {
+    let mut attributes = vec![KeyValue::new(CLIENT_NAME, share.name().to_owned())];
+    if let Some(key) = share.partition() {
+        attributes.push(KeyValue::new(PARTITION, key.to_owned()));
+    }
+    attributes
 }
 
 /// An observer named `name` whose instruments live on `meter`: the
 /// counters and gauges as observable instruments read when `meter`
-/// collects, the histograms recorded as they happen. See the
-/// [module](self).
+/// collects (with its [partitions'](RetryObserver::partition)), the
+/// histograms recorded as they happen. See the [module](self).
 pub fn observer(meter: &Meter, name: impl Into<String>) -> RetryObserver<OtelRecorder> {
     let name: String = name.into();
-    let client = KeyValue::new(CLIENT_NAME, name.clone());
-    let by_kind =
-        FailureKind::ALL.map(|kind| [client.clone(), KeyValue::new(FAILURE_KIND, kind.as_str())]);
     let recorder = OtelRecorder {
         retries: meter
             .u64_histogram("rebound.client.request.retries")
@@ -114,80 +147,80 @@ pub fn observer(meter: &Meter, name: impl Into<String>) -> RetryObserver<OtelRec
             .with_description("A wait for the rate limiter's send permit")
             .with_boundaries(DELAY_BUCKETS.to_vec())
             .build(),
-        client: [client.clone()],
-        by_kind,
-    };
+        share: Box::new([]),
+        by_kind: FailureKind::ALL.map(|_| Box::from([])),
+    }
+    .labelled(vec![KeyValue::new(CLIENT_NAME, name.clone())]);
     let observer = RetryObserver::with_recorder(name, recorder);
-    register_counters(meter, Arc::downgrade(observer.observed()), &client);
-    register_gauges(meter, Arc::downgrade(observer.observed()), &client);
+    register_counters(meter, Arc::downgrade(observer.observed()));
+    register_gauges(meter, Arc::downgrade(observer.observed()));
     observer
 }
 
+/// Calls `f` with each share of the observer (its own, then its
+/// partitions') and that share's attributes, if the observer is alive.
+fn each_share(observed: &Weak<Observed>, mut f: impl FnMut(&Observed, &[KeyValue])) {
+    if let Some(observed) = observed.upgrade() {
+        observed.each(|share| f(share, &share_attributes(share)));
+    }
+}
+
 /// The attempt, give-up and refusal counters, read from `observed`.
-fn register_counters(meter: &Meter, observed: Weak<Observed>, client: &KeyValue) {
-    let attempt_series: Vec<(Outcome, Option<FailureKind>, Vec<KeyValue>)> =
-        crate::observe::Counts::default()
-            .attempt_series()
-            .map(|(outcome, kind, _)| {
-                let mut attributes = vec![client.clone(), KeyValue::new(OUTCOME, outcome.as_str())];
-                if let Some(kind) = kind {
-                    attributes.push(KeyValue::new(FAILURE_KIND, kind.as_str()));
-                }
-                (outcome, kind, attributes)
-            })
-            .collect();
+fn register_counters(meter: &Meter, observed: Weak<Observed>) {
     let source = observed.clone();
     meter
         .u64_observable_counter("rebound.client.attempts")
         .with_unit("{attempt}")
         .with_description("Attempts made, by outcome and failure kind")
         .with_callback(move |counter| {
-            let Some(counts) = source.upgrade().map(|observed| observed.counts()) else {
-                return;
-            };
-            for (outcome, kind, attributes) in &attempt_series {
-                counter.observe(counts.attempts(*outcome, *kind), attributes);
-            }
+            each_share(&source, |share, attributes| {
+                let counts = share.counts();
+                for (outcome, kind, count) in counts.attempt_series() {
+                    let outcome = KeyValue::new(OUTCOME, outcome.as_str());
+                    let series = match kind {
+                        Some(kind) => with(
+                            attributes,
+                            [outcome, KeyValue::new(FAILURE_KIND, kind.as_str())],
+                        ),
+                        None => with(attributes, [outcome]),
+                    };
+                    counter.observe(count, &series);
+                }
+            });
         })
         .build();
 
-    let reasons = GiveUpReason::ALL.map(|reason| {
-        [
-            client.clone(),
-            KeyValue::new(GIVE_UP_REASON, reason.as_str()),
-        ]
-    });
     let source = observed.clone();
     meter
         .u64_observable_counter("rebound.client.give_ups")
         .with_unit("{request}")
         .with_description("Requests that failed for good, by reason")
         .with_callback(move |counter| {
-            let Some(counts) = source.upgrade().map(|observed| observed.counts()) else {
-                return;
-            };
-            for (reason, attributes) in GiveUpReason::ALL.iter().zip(&reasons) {
-                counter.observe(counts.give_ups(*reason), attributes);
-            }
+            each_share(&source, |share, attributes| {
+                let counts = share.counts();
+                for reason in GiveUpReason::ALL {
+                    let series = with(attributes, [KeyValue::new(GIVE_UP_REASON, reason.as_str())]);
+                    counter.observe(counts.give_ups(reason), &series);
+                }
+            });
         })
         .build();
 
-    let attributes = [client.clone()];
     meter
         .u64_observable_counter("rebound.client.refusals")
         .with_unit("{request}")
         .with_description("Attempts a fail-fast rate limiter refused to send")
         .with_callback(move |counter| {
-            if let Some(observed) = observed.upgrade() {
-                counter.observe(observed.counts().refusals(), &attributes);
-            }
+            each_share(&observed, |share, attributes| {
+                counter.observe(share.counts().refusals(), attributes);
+            });
         })
         .build();
 }
 
 /// One observable gauge per field of [`Readings`], each reported only when
 /// something watched has it.
-fn register_gauges(meter: &Meter, observed: Weak<Observed>, client: &KeyValue) {
+fn register_gauges(meter: &Meter, observed: Weak<Observed>) {
     type Read<T> = fn(&Readings) -> Option<T>;
     let u64_gauges: [(&'static str, &'static str, &'static str, Read<u64>); 5] = [
         (
@@ -222,22 +255,21 @@ fn register_gauges(meter: &Meter, observed: Weak<Observed>, client: &KeyValue) {
         ),
     ];
     for (name, unit, description, read) in u64_gauges {
-        let (source, attributes) = (observed.clone(), [client.clone()]);
+        let source = observed.clone();
         meter
             .u64_observable_gauge(name)
             .with_unit(unit)
             .with_description(description)
-            .with_callback(move |gauge| observe(&source, read, gauge, &attributes))
+            .with_callback(move |gauge| observe(&source, read, gauge))
             .build();
     }
     let pool_source = observed.clone();
-    let pool_attributes = [client.clone()];
     meter
         .u64_observable_gauge("rebound.fleet.pool")
         .with_unit("{token}")
         .with_description("The fleet's pool as this member last saw it")
         .with_callback(move |gauge| {
-            observe(&pool_source, |r| r.fleet_pool, gauge, &pool_attributes);
+            observe(&pool_source, |r| r.fleet_pool, gauge);
         })
         .build();
     let f64_gauges: [(&'static str, &'static str, Read<f64>); 2] = [
@@ -253,46 +285,43 @@ fn register_gauges(meter: &Meter, observed: Weak<Observed>, client: &KeyValue) {
         ),
     ];
     for (name, description, read) in f64_gauges {
-        let (source, attributes) = (observed.clone(), [client.clone()]);
+        let source = observed.clone();
         meter
             .f64_observable_gauge(name)
             .with_unit("{request}/s")
             .with_description(description)
-            .with_callback(move |gauge| observe(&source, read, gauge, &attributes))
+            .with_callback(move |gauge| observe(&source, read, gauge))
             .build();
     }
-    let (source, attributes) = (observed.clone(), [client.clone()]);
+    let source = observed.clone();
     meter
         .f64_observable_gauge("rebound.fleet.exchange.duration")
         .with_unit("s")
         .with_description("How long the fleet member's last exchange with the store took")
         .with_callback(move |gauge| {
-            observe(&source, |r| r.fleet_exchange_latency, gauge, &attributes);
+            observe(&source, |r| r.fleet_exchange_latency, gauge);
         })
         .build();
-    let attributes = [client.clone()];
     meter
         .u64_observable_counter("rebound.fleet.exchange.errors")
         .with_unit("{exchange}")
         .with_description("The fleet member's exchanges with the store that failed")
         .with_callback(move |counter| {
-            observe(&observed, |r| r.fleet_exchange_errors, counter, &attributes);
+            observe(&observed, |r| r.fleet_exchange_errors, counter);
         })
         .build();
 }
 
-/// Reports `read` of the observer's readings, if the observer is alive and
-/// something it watches has the value.
+/// Reports `read` of each share's readings where something it watches has
+/// the value, if the observer is alive.
 fn observe<T>(
     source: &Weak<Observed>,
     read: fn(&Readings) -> Option<T>,
     instrument: &dyn AsyncInstrument<T>,
-    attributes: &[KeyValue],
 ) {
-    if let Some(value) = source
-        .upgrade()
-        .and_then(|observed| read(&observed.readings()))
-    {
-        instrument.observe(value, attributes);
-    }
+    each_share(source, |share, attributes| {
+        if let Some(value) = read(&share.readings()) {
+            instrument.observe(value, attributes);
+        }
+    });
 }

@@ -208,6 +208,15 @@ fn many_threads_count_every_attempt() {
     assert_eq!(counts.give_ups(GiveUpReason::NotRetryable), not_retryable);
 }
 
+/// One success through `Retry::run` with `listener`.
+#[cfg(feature = "metrics")]
+fn retry_with(strategy: &StandardRetryStrategy, listener: impl rebound_runtime::RetryListener) {
+    Retry::new(strategy)
+        .listener(listener)
+        .run(|_| Ok::<_, std::io::Error>(()))
+        .unwrap();
+}
+
 #[cfg(feature = "metrics")]
 #[test]
 fn the_metrics_facade_gets_the_same_counts() {
@@ -230,6 +239,10 @@ fn the_metrics_facade_gets_the_same_counts() {
             });
         }
         observer.publish();
+        // A partition, opted in: its own series, labelled.
+        let partition = std::sync::Arc::new(observer).partition("us-east-1");
+        retry_with(&strategy, &*partition);
+        partition.publish();
     });
     // One snapshot: taking one resets the recorder's counters.
     let snapshot = snapshotter.snapshot().into_vec();
@@ -277,6 +290,12 @@ fn the_metrics_facade_gets_the_same_counts() {
         panic!("no retries histogram");
     };
     assert_eq!(retries.iter().map(|v| v.0).collect::<Vec<f64>>(), [1.0]);
+    let partitioned = [
+        client,
+        ("rebound.partition", "us-east-1"),
+        ("rebound.attempt.outcome", "success"),
+    ];
+    assert_eq!(counter(&partitioned), Some(&DebugValue::Counter(1)));
     assert_eq!(
         value("rebound.quota.available", &[client]),
         Some(&DebugValue::Gauge(
@@ -340,4 +359,45 @@ fn a_waiter_reports_its_polls_as_attempts() {
         .collect();
     let s = Duration::from_secs;
     assert_eq!(delays, [s(1), s(2), s(1), s(2), s(4)]);
+}
+
+#[test]
+fn partitions_are_an_opt_in_within_a_bound() {
+    use std::sync::Arc;
+
+    let observer = Arc::new(RetryObserver::new("orders"));
+    assert!(
+        observer.partitions().is_empty(),
+        "no partition until asked for"
+    );
+    let bound = RetryObserver::<()>::MAX_PARTITIONS;
+    let strategy = StandardRetryStrategy::new();
+    for key in 0..bound + 5 {
+        let partition = observer.partition(&key.to_string());
+        Retry::new(&strategy)
+            .listener(&*partition)
+            .run(|_| Ok::<_, std::io::Error>(()))
+            .unwrap();
+    }
+    let partitions = observer.partitions();
+    // The bound's keys, then one partition for every key past it.
+    assert_eq!(partitions.len(), bound + 1);
+    let other = observer.partition(rebound_runtime::observe::OTHER_PARTITION);
+    assert_eq!(other.partition_key(), Some("other"));
+    assert_eq!(other.counts().attempts(Outcome::Success, None), 5);
+    assert_eq!(
+        observer
+            .partition("0")
+            .counts()
+            .attempts(Outcome::Success, None),
+        1
+    );
+    // A key seen again is the same partition; a partition's own partition is itself.
+    assert!(Arc::ptr_eq(
+        &observer.partition("7"),
+        &observer.partition("7")
+    ));
+    let seven = observer.partition("7");
+    assert!(Arc::ptr_eq(&seven.partition("8"), &seven));
+    assert_eq!(observer.counts().total_attempts(), 0);
 }

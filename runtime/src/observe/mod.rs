@@ -51,7 +51,7 @@ mod tally;
 mod watch;
 
 use std::fmt;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 pub use labels::{FailureKind, GiveUpReason, Outcome};
 pub use recorder::Recorder;
@@ -73,15 +73,26 @@ use tally::Tally;
 pub struct RetryObserver<R = ()> {
     shared: Arc<Observed>,
     recorder: R,
+    /// The observers of its partitions ([`partition`](Self::partition));
+    /// `None` for a partition's own observer.
+    partitions: Option<Mutex<Vec<Arc<RetryObserver<R>>>>>,
 }
+
+/// The partition key that stands for every key past an observer's
+/// [bound](RetryObserver::MAX_PARTITIONS).
+pub const OTHER_PARTITION: &str = "other";
 
 /// What an observer has seen and watches: what a meter reads when it
 /// collects. Adapters keep a [`Weak`](std::sync::Weak) of it in their
 /// callbacks ([`RetryObserver::observed`]).
 pub struct Observed {
     name: Box<str>,
+    /// The partition key, for a partition's observer.
+    partition: Option<Box<str>>,
     tally: Tally,
     watched: RwLock<Vec<Box<dyn Watched>>>,
+    /// The partitions' shares, read with this one when the meter collects.
+    partitions: RwLock<Vec<Arc<Observed>>>,
 }
 
 impl Observed {
@@ -89,6 +100,26 @@ impl Observed {
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The partition key, for a partition's observer
+    /// ([`RetryObserver::partition`]).
+    #[must_use]
+    pub fn partition(&self) -> Option<&str> {
+        self.partition.as_deref()
+    }
+
+    /// Calls `f` with this share, then with each partition's, in the order
+    /// the partitions were made: what a meter reports at collection.
+    pub fn each(&self, mut f: impl FnMut(&Self)) {
+        f(self);
+        let partitions = self
+            .partitions
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        for partition in partitions.iter() {
+            f(partition);
+        }
     }
 
     /// The counters, now.
@@ -110,6 +141,13 @@ impl Observed {
     }
 }
 
+impl<R> RetryObserver<R> {
+    /// The most partition keys an observer reports on their own
+    /// ([`partition`](Self::partition)): 1024, the default bound of
+    /// [`Partitions`](crate::Partitions).
+    pub const MAX_PARTITIONS: usize = 1024;
+}
+
 impl RetryObserver {
     /// An observer named `name` (the client or strategy it observes), with
     /// no recorder: its counters and gauges only.
@@ -121,20 +159,92 @@ impl RetryObserver {
 impl<R> RetryObserver<R> {
     /// An observer named `name` that hands its samples to `recorder`.
     pub fn with_recorder(name: impl Into<String>, recorder: R) -> Self {
+        Self::made(name.into().into_boxed_str(), None, recorder)
+    }
+
+    fn made(name: Box<str>, partition: Option<Box<str>>, recorder: R) -> Self {
+        let root = partition.is_none();
         Self {
             shared: Arc::new(Observed {
-                name: name.into().into_boxed_str(),
+                name,
+                partition,
                 tally: Tally::default(),
                 watched: RwLock::new(Vec::new()),
+                partitions: RwLock::new(Vec::new()),
             }),
             recorder,
+            partitions: root.then(|| Mutex::new(Vec::new())),
         }
+    }
+
+    /// The observer of partition `key`, made on first use: an opt-in for
+    /// strategies partitioned by key ([`Partitions`](crate::Partitions)),
+    /// whose every instrument then also carries `rebound.partition` = `key`.
+    /// Give it to the executor of that key's strategy, and
+    /// [`watch`](Self::watch) that strategy with it. The keys are bounded:
+    /// past [`MAX_PARTITIONS`](Self::MAX_PARTITIONS) distinct keys (the
+    /// default bound of [`Partitions`](crate::Partitions)), every further key
+    /// shares the observer of [`OTHER_PARTITION`], so a key taken from
+    /// requests cannot grow the series without end. Called on a partition's
+    /// observer, it gives that observer back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rebound_runtime::observe::{Outcome, RetryObserver};
+    /// use rebound_runtime::{Retry, StandardRetryStrategy};
+    ///
+    /// let observer = Arc::new(RetryObserver::new("orders"));
+    /// let strategies = StandardRetryStrategy::new().partitions::<&str>();
+    /// for region in ["us-east-1", "eu-west-1", "us-east-1"] {
+    ///     let (strategy, observed) = (strategies.get(&region), observer.partition(region));
+    ///     Retry::new(strategy).listener(observed).run(|_| Ok::<_, std::io::Error>(()))?;
+    /// }
+    /// assert_eq!(observer.partition("us-east-1").counts().attempts(Outcome::Success, None), 2);
+    /// assert_eq!(observer.counts().total_attempts(), 0); // the partitions count their own
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn partition(self: &Arc<Self>, key: &str) -> Arc<Self>
+    where
+        R: Recorder + Clone,
+    {
+        let Some(partitions) = &self.partitions else {
+            return Arc::clone(self);
+        };
+        let mut partitions = partitions.lock().unwrap_or_else(PoisonError::into_inner);
+        let find = |key: &str| {
+            partitions
+                .iter()
+                .find(|partition| partition.shared.partition() == Some(key))
+                .cloned()
+        };
+        if let Some(found) = find(key) {
+            return found;
+        }
+        let key = if partitions.len() < Self::MAX_PARTITIONS {
+            key
+        } else if let Some(other) = find(OTHER_PARTITION) {
+            return other;
+        } else {
+            OTHER_PARTITION
+        };
+        let name = self.shared.name.clone();
+        let recorder = self.recorder.partition(key);
+        let partition = Arc::new(Self::made(name, Some(key.into()), recorder));
+        self.shared
+            .partitions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Arc::clone(&partition.shared));
+        partitions.push(Arc::clone(&partition));
+        partition
     }
 
     /// Reads `source`'s gauges (a strategy's quota and rate limiter, a fleet
     /// store) whenever the observer's gauges are read. Watch a strategy by a
     /// clone (the AWS strategies' clones share their quota and limiter) or
-    /// an `Arc`.
+    /// an `Arc`, once: each call adds a source.
     pub fn watch(&self, source: impl Watched + 'static) {
         self.shared
             .watched
@@ -159,6 +269,27 @@ impl<R> RetryObserver<R> {
     #[must_use]
     pub fn readings(&self) -> Readings {
         self.shared.readings()
+    }
+
+    /// The observers of the partitions made so far
+    /// ([`partition`](Self::partition)); none for a partition's own.
+    #[must_use]
+    pub fn partitions(&self) -> Vec<Arc<Self>> {
+        self.partitions
+            .as_ref()
+            .map_or_else(Vec::new, |partitions| {
+                partitions
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone()
+            })
+    }
+
+    /// The partition key of a partition's observer; `None` for the observer
+    /// a user made.
+    #[must_use]
+    pub fn partition_key(&self) -> Option<&str> {
+        self.shared.partition()
     }
 
     /// The counters and watched sources, shared: what a meter's callbacks
@@ -235,6 +366,7 @@ impl<R> fmt::Debug for RetryObserver<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RetryObserver")
             .field("name", &self.name())
+            .field("partition", &self.shared.partition())
             .field("counts", &self.counts())
             .finish_non_exhaustive()
     }
@@ -244,6 +376,7 @@ impl fmt::Debug for Observed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Observed")
             .field("name", &self.name)
+            .field("partition", &self.partition)
             .field("counts", &self.counts())
             .finish_non_exhaustive()
     }

@@ -43,6 +43,18 @@ pub trait Recorder {
     fn permit_wait(&self, wait: Duration) {
         let _ = wait;
     }
+
+    /// The recorder of partition `key` of the same observer
+    /// ([`RetryObserver::partition`](super::RetryObserver::partition)): the
+    /// adapters' record the same instruments with the partition attribute
+    /// added. The default is a clone: the samples go where this recorder's go.
+    fn partition(&self, key: &str) -> Self
+    where
+        Self: Sized + Clone,
+    {
+        let _ = key;
+        self.clone()
+    }
 }
 
 /// No recorder: the observer's own counters only.
