@@ -43,7 +43,7 @@
 //!
 //! [`FleetLimiter`] does the same for adaptive mode's send rate: each process's limiter keeps
 //! reacting to its own throttles, and a background task holds it under its share of the
-//! fleet's rate, which the first throttle anywhere in the fleet cuts ([`member_ceiling`]).
+//! fleet's rate, which the first throttle anywhere in the fleet cuts ([`member_rate`]).
 //!
 //! On a Redis Cluster or a Valkey cluster, [`connect_cluster`] takes the URLs of some of its
 //! nodes and returns the same [`FleetQuotaClient`], for [`FleetQuota::start`] or
@@ -89,6 +89,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod admitted;
 mod client;
 mod config;
 mod connection;
@@ -104,6 +105,7 @@ mod reply;
 mod scripts;
 mod task;
 
+pub use admitted::AdmittedMeter;
 pub use client::{FleetQuotaClient, LeaseId, connect, connect_cluster};
 pub use config::{
     ConfigError, FleetNameProblem, FleetQuotaConfig, FleetQuotaConfigBuilder, MAX_FLEET_NAME_LEN,
@@ -115,7 +117,7 @@ pub use health::{FleetListener, FleetState, FleetStateChange};
 pub use inspect::{
     FleetInspection, LeaseView, LimiterView, MAX_LISTED, MemberView, PoolView, Stored,
 };
-pub use limiter::{FleetLimiter, member_ceiling};
+pub use limiter::{FleetLimiter, member_rate};
 pub use quota::{FleetQuota, FleetQuotaStats};
 pub use reply::{FleetRateState, LeaseGrant, PoolState, Released, ReplyError, ReportAck};
 

@@ -11,6 +11,7 @@ use rebound_runtime::rate_limiter::{CubicShape, RateControl};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
+use crate::admitted::AdmittedMeter;
 use crate::client::FleetQuotaClient;
 use crate::config::FleetQuotaConfig;
 use crate::error::FleetError;
@@ -20,28 +21,30 @@ use crate::health::{FleetListener, FleetState};
 use crate::reply::FleetRateState;
 use crate::task::join_once;
 
-/// The lowest send rate a ceiling holds a process to, as the runtime's limiter's floor.
+/// The lowest send rate a process is held at, as the runtime's limiter's floor.
 const MIN_RATE: f64 = 0.5;
 
 /// One process's part in its fleet's adaptive rate limiter.
 ///
 /// Each process keeps its own adaptive limiter (botocore's, reacting to its own throttles at
 /// once). This task joins them: every [rate period](crate::FleetQuotaConfig::rate_period) (1 s)
-/// it tells the store the rate this process measures and the throttles it saw, and reads the
-/// fleet's state back. Until the fleet's first throttle that is all, and the process's limiter
-/// stays off. From then on the fleet's rate follows a CUBIC curve (rebound's gentle shape), cut
-/// once per event from what the fleet measured when a throttle was reported, and each
-/// process's limiter is held under its share ([`member_ceiling`]). A throttle seen here is told
-/// to the store within a quarter of a period (the task reads the limiter four times a period),
+/// it tells the store the rate at which the service admitted this process over the last period
+/// ([`AdmittedMeter`]) and the throttles it saw, and reads the fleet's state back. Until the
+/// fleet's first throttle that is all, and the process's limiter stays off. From then on the
+/// fleet's rate follows a CUBIC curve ([`FleetLimiter::SHAPE`]), cut once per event from what
+/// the fleet was admitted when a throttle was reported (the sum of the members' admitted
+/// rates: at a throttle, the service's capacity), and each process's limiter is held at its
+/// share ([`member_rate`], through [`RateControl::hold`]). A throttle seen here is told to
+/// the store within a quarter of a period (the task reads the limiter four times a period),
 /// and every other process hears of it at its next exchange: every process's send rate is
 /// lowered within one and a quarter periods, less than one lease TTL. Requests never wait for
 /// the store: sends and responses go to the process's own limiter only.
 ///
-/// When the store fails, the ceiling is lifted (each process is back on its own limiter: local
-/// limits, not none), a `WARN` event is logged and the listener told; the task keeps trying and
+/// When the store fails, the held rate is let go (each process is back on its own limiter:
+/// local limits, not none), a `WARN` event is logged and the listener told; the task keeps trying and
 /// rejoins when the store answers.
 ///
-/// Dropping it stops the task, which lifts the ceiling; [`close`](Self::close) does the same
+/// Dropping it stops the task, which lets the held rate go; [`close`](Self::close) does the same
 /// and waits (it takes `&self`, so it works on a limiter shared through an `Arc`).
 #[derive(Debug)]
 pub struct FleetLimiter {
@@ -53,11 +56,11 @@ pub struct FleetLimiter {
 }
 
 impl FleetLimiter {
-    /// The curve of the fleet's rate: rebound's shape for a shared capacity,
-    /// [`CubicShape::GENTLE`] (a cut to 85%, back in 8 s at any rate), or the members' own
-    /// curve where that is higher ([`member_ceiling`]). `docs/fleet.md` has what ten processes
-    /// on a real store measured with it.
-    pub const SHAPE: CubicShape = CubicShape::GENTLE;
+    /// The curve of the fleet's rate: [`CubicShape::SHALLOW`] (a cut to 95% of what the fleet
+    /// was admitted, back in 6 s at any rate), or the members' own curve where that is higher
+    /// ([`member_rate`]). `docs/fleet.md` has what 10 and 50 processes on a real store
+    /// measured with it.
+    pub const SHAPE: CubicShape = CubicShape::SHALLOW;
 
     /// Makes the first exchange with the store through `client` (the fleet it names), then
     /// starts the task for the limiter `control` (an
@@ -119,7 +122,9 @@ impl FleetLimiter {
             exchange: Arc::clone(&exchange),
             stop: Arc::clone(&stop),
             reported_throttles: 0,
-            ceiling: None,
+            held: None,
+            meter: AdmittedMeter::new(READS_PER_PERIOD),
+            origin: tokio::time::Instant::now(),
         };
         let wait = sharer.exchange().await;
         Self {
@@ -140,7 +145,7 @@ impl FleetLimiter {
         }
     }
 
-    /// Stops the task and waits for it; it lifts the ceiling as it stops. Later calls return
+    /// Stops the task and waits for it; it lets the held rate go as it stops. Later calls return
     /// at once.
     pub async fn close(&self) {
         self.stop.notify_one();
@@ -154,27 +159,28 @@ impl Drop for FleetLimiter {
     }
 }
 
-/// The ceiling of one member of a fleet in `fleet`'s state, measuring `own_rate` requests per
-/// second itself; `None` before the fleet's first throttle.
+/// The rate one member of a fleet in `fleet`'s state is held at, the service admitting it
+/// `own_rate` requests per second; `None` before the fleet's first throttle.
 ///
 /// The fleet's rate is `shape`'s curve from the rate it was last cut at
 /// ([`CubicShape::rate_after`]), or what its members would reach on their own where that is
 /// higher (botocore's curve from an equal share of the cut rate), at most twice what the fleet
-/// measures (as botocore caps one client's). A member's share of it is half in proportion to what it measures and half an
-/// equal share: a process that sends more gets more, and one that sends little (or just
-/// started) still gets a part to grow into. The shares add up to the fleet's rate.
+/// is admitted (as botocore caps one client's at twice what it measures). A member's share of
+/// it is half in proportion to what it is admitted and half an equal share: a process that
+/// sends more gets more, and one that sends little (or just started) still gets a part to grow
+/// into. The shares add up to the fleet's rate.
 ///
 /// ```
-/// use rebound_redis::{FleetLimiter, FleetRateState, member_ceiling};
+/// use rebound_redis::{FleetLimiter, FleetRateState, member_rate};
 ///
-/// // Just cut from 1000 requests/s; four members measure 1000/s together, this one 400/s.
+/// // Just cut from 1000 requests/s; four members are admitted 1000/s together, this one 400/s.
 /// let fleet = FleetRateState { cuts: 1, w_max_milli: 1_000_000, since_cut_ms: 0, sum_milli: 1_000_000, members: 4 };
-/// let ceiling = member_ceiling(FleetLimiter::SHAPE, &fleet, 400.0).unwrap();
-/// // The fleet's rate is 85% of 1000/s; this member's share is (0.4 + 0.25) / 2 of it.
-/// assert!((ceiling - 850.0 * 0.325).abs() < 1e-6);
+/// let rate = member_rate(FleetLimiter::SHAPE, &fleet, 400.0).unwrap();
+/// // The fleet's rate is 95% of 1000/s; this member's share is (0.4 + 0.25) / 2 of it.
+/// assert!((rate - 950.0 * 0.325).abs() < 1e-6);
 /// ```
 #[must_use]
-pub fn member_ceiling(shape: CubicShape, fleet: &FleetRateState, own_rate: f64) -> Option<f64> {
+pub fn member_rate(shape: CubicShape, fleet: &FleetRateState, own_rate: f64) -> Option<f64> {
     if fleet.cuts == 0 {
         return None;
     }
@@ -210,9 +216,16 @@ struct Sharer {
     stop: Arc<Notify>,
     /// The limiter's throttle count when last reported.
     reported_throttles: u64,
-    /// The ceiling last set.
-    ceiling: Option<f64>,
+    /// The rate last held at.
+    held: Option<f64>,
+    /// What the service admitted this process over the last period.
+    meter: AdmittedMeter,
+    /// The meter's time origin.
+    origin: tokio::time::Instant,
 }
+
+/// How many times a period the task reads its limiter.
+const READS_PER_PERIOD: usize = 4;
 
 impl Sharer {
     /// Runs until stopped, the first exchange `wait` away.
@@ -220,11 +233,14 @@ impl Sharer {
         let period = self.client.config().rate_period();
         // The limiter is read four times a period, so that a throttle here reaches the store
         // within a quarter period rather than at the next exchange.
-        let tick = (period / 4).max(Duration::from_millis(1));
+        let tick = (period / READS_PER_PERIOD as u32).max(Duration::from_millis(1));
         loop {
             // While the store fails, the backoff decides alone.
             let joined = !self.local.load(std::sync::atomic::Ordering::Acquire);
-            let new_throttles = self.control.reading().throttles > self.reported_throttles;
+            let reading = self.control.reading();
+            self.meter
+                .read(&reading, self.origin.elapsed().as_secs_f64());
+            let new_throttles = reading.throttles > self.reported_throttles;
             if wait.is_zero() || (joined && new_throttles) {
                 wait = self.exchange().await;
             }
@@ -237,28 +253,28 @@ impl Sharer {
             wait = wait.saturating_sub(nap);
         }
         // Out of the fleet: the process's own limiter alone.
-        self.set_ceiling(None);
+        self.hold(None);
     }
 
-    /// One exchange, and the state it leaves: on failure the ceiling is lifted (the process's
+    /// One exchange, and the state it leaves: on failure the held rate is let go (the process's
     /// own limiter alone). Returns the wait until the next one.
     async fn exchange(&mut self) -> Duration {
         let started = Instant::now();
         let result = self.share().await;
         self.exchange.exchanged(started.elapsed(), result.is_err());
         if result.is_err() {
-            self.set_ceiling(None);
+            self.hold(None);
         }
         let period = self.client.config().rate_period();
         self.health.after(result, &self.local, period)
     }
 
     /// One exchange with the store: this process's rate and new throttles out, the fleet's
-    /// state in, the ceiling set from it.
+    /// state in, the rate held from it.
     async fn share(&mut self) -> Result<(), FleetError> {
         let reading = self.control.reading();
         let throttles = reading.throttles.saturating_sub(self.reported_throttles);
-        let rate_milli = milli(reading.measured_rate);
+        let rate_milli = milli(self.meter.rate());
         // Throttles count as one event within two periods of a cut: the members hear of a cut
         // within one period each, and the throttles of the overload it answered keep coming
         // until they do.
@@ -273,14 +289,14 @@ impl Sharer {
             .await?;
         self.reported_throttles = reading.throttles;
         let own_rate = f64::from(rate_milli) / 1000.0;
-        self.set_ceiling(member_ceiling(FleetLimiter::SHAPE, &fleet, own_rate));
+        self.hold(member_rate(FleetLimiter::SHAPE, &fleet, own_rate));
         Ok(())
     }
 
-    fn set_ceiling(&mut self, ceiling: Option<f64>) {
-        if ceiling != self.ceiling {
-            self.control.set_ceiling(ceiling);
-            self.ceiling = ceiling;
+    fn hold(&mut self, rate: Option<f64>) {
+        if rate != self.held {
+            self.control.hold(rate);
+            self.held = rate;
         }
     }
 }
@@ -326,7 +342,7 @@ mod tests {
     #[test]
     fn no_ceiling_before_the_first_throttle() {
         let fleet = state(0, 0.0, 0, 500.0, 5);
-        assert_eq!(member_ceiling(CubicShape::BOTOCORE, &fleet, 100.0), None);
+        assert_eq!(member_rate(CubicShape::BOTOCORE, &fleet, 100.0), None);
     }
 
     #[test]
@@ -335,7 +351,7 @@ mod tests {
         let fleet = state(1, 1000.0, 0, 1000.0, 3);
         let shares: Vec<f64> = [100.0, 300.0, 600.0]
             .iter()
-            .map(|&own| member_ceiling(CubicShape::BOTOCORE, &fleet, own).unwrap())
+            .map(|&own| member_rate(CubicShape::BOTOCORE, &fleet, own).unwrap())
             .collect();
         let total: f64 = shares.iter().sum();
         assert!((total - 700.0).abs() < 1e-6, "{shares:?}");
@@ -348,8 +364,8 @@ mod tests {
     fn the_fleet_rate_grows_back_along_the_curve_and_is_capped_by_twice_the_measured() {
         let just_cut = state(1, 1000.0, 0, 700.0, 1);
         let later = state(1, 1000.0, 20_000, 700.0, 1);
-        let a = member_ceiling(CubicShape::BOTOCORE, &just_cut, 700.0).unwrap();
-        let b = member_ceiling(CubicShape::BOTOCORE, &later, 700.0).unwrap();
+        let a = member_rate(CubicShape::BOTOCORE, &just_cut, 700.0).unwrap();
+        let b = member_rate(CubicShape::BOTOCORE, &later, 700.0).unwrap();
         assert!((a - 700.0).abs() < 1e-6, "{a}");
         assert!(b > 1000.0 && b <= 1400.0, "{b}");
     }
@@ -358,7 +374,7 @@ mod tests {
     fn ceilings_have_a_floor_and_rates_a_range() {
         let fleet = state(1, 0.0, 0, 0.0, 1000);
         assert_eq!(
-            member_ceiling(CubicShape::BOTOCORE, &fleet, 0.0),
+            member_rate(CubicShape::BOTOCORE, &fleet, 0.0),
             Some(MIN_RATE)
         );
         assert_eq!(milli(f64::NAN), 0);

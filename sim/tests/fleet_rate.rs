@@ -1,9 +1,9 @@
 //! The fleet rate limiter experiment: the modelled store cuts at most once
 //! per window and keeps the sum of its members' rates, so that the
-//! members' ceilings (the real `member_ceiling`) add up to the fleet's
+//! members' ceilings (the real `member_rate`) add up to the fleet's
 //! rate; the same seed gives the same rows.
 
-use rebound_redis::{FleetRateState, member_ceiling};
+use rebound_redis::{FleetRateState, member_rate};
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 use rebound_runtime::rate_limiter::CubicShape;
 use rebound_sim::fleet::rate::{
@@ -39,7 +39,7 @@ fn ceilings(store: &LimiterStore, now_ms: u64) -> (FleetRateState, Vec<Option<f6
         .rates()
         .iter()
         .flatten()
-        .map(|&rate| member_ceiling(CubicShape::BOTOCORE, &state, f64::from(rate) / 1000.0))
+        .map(|&rate| member_rate(CubicShape::BOTOCORE, &state, f64::from(rate) / 1000.0))
         .collect();
     (state, ceilings)
 }

@@ -80,6 +80,10 @@ if throttles > 0 and (cuts == 0 or now - cut_ms >= window) then
   cuts = cuts + 1
   w_max = sum
   cut_ms = now
+elseif cuts > 0 and now - cut_ms < window and sum > w_max then
+  -- Within the window the members report what they were admitted before they heard of the cut:
+  -- the fleet was admitted at least that much.
+  w_max = sum
 end
 redis.call('HSET', limiter, 'cuts', cuts, 'w_max', w_max, 'cut_ms', cut_ms, 'sum', sum)
 -- Keys of a fleet nobody calls any more go away.

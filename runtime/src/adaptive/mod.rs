@@ -649,6 +649,7 @@ impl<C: Clock + Send + Sync> RateControl for AdaptiveRetryStrategy<C> {
         RateReading {
             measured_rate: state.measured_rate,
             throttles: state.throttles,
+            successes: state.successes,
             send_rate: state.enabled.then_some(state.fill_rate),
             ceiling: state.ceiling.is_finite().then_some(state.ceiling),
         }
@@ -656,6 +657,10 @@ impl<C: Clock + Send + Sync> RateControl for AdaptiveRetryStrategy<C> {
 
     fn set_ceiling(&self, ceiling: Option<f64>) {
         self.limiter.set_ceiling(self.now(), ceiling);
+    }
+
+    fn hold(&self, rate: Option<f64>) {
+        self.limiter.hold(self.now(), rate);
     }
 }
 

@@ -451,6 +451,21 @@ impl ClientRateLimiter {
         }
     }
 
+    /// Holds sends at `rate` per second from `now` on, in place of CUBIC's
+    /// rate; `None` lets CUBIC set it again (see
+    /// [`RateLimiterState::hold`]). Users set it through
+    /// [`RateControl`](super::RateControl).
+    #[doc(hidden)]
+    pub fn hold(&self, now: f64, rate: Option<f64>) {
+        let on = self.update(|state| {
+            state.hold(now, rate.unwrap_or(f64::INFINITY));
+            state.is_enabled()
+        });
+        if on {
+            self.turn_on();
+        }
+    }
+
     /// The rate, in sends per second, that sends are held to: `None` while
     /// the limiter is off (before the first throttle).
     ///

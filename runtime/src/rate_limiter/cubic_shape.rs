@@ -102,6 +102,17 @@ impl CubicShape {
         growth: Growth::Period(8.0),
     };
 
+    /// **Opt-in, not botocore's algorithm.** A cut to 95%, back in 6 s at
+    /// every rate: the shape of a rate cut from a measured capacity rather
+    /// than from a process's own sending rate, as `rebound-redis`'s fleet
+    /// limiter cuts from what the whole fleet was admitted when it was
+    /// throttled. The capacity being known, a shallow cut clears the
+    /// overload that the probe above it made.
+    pub const SHALLOW: Self = Self {
+        beta: 0.95,
+        growth: Growth::Period(6.0),
+    };
+
     /// The same shape with the cut `beta`: after a throttle the rate is
     /// `beta` times the throttled rate. Must be strictly between 0 and 1.
     ///

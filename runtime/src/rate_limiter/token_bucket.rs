@@ -92,6 +92,16 @@ impl SendTokenBucket {
         self.current_capacity = self.current_capacity.min(self.max_capacity);
     }
 
+    /// Holds at most `secs` seconds of the fill rate (at least one token)
+    /// from `now` on, until the next [`set_max_rate`](Self::set_max_rate).
+    pub fn limit_burst(&mut self, secs: f64, now: f64) {
+        self.refill(now);
+        self.max_capacity = (self.fill_rate * secs)
+            .max(MIN_CAPACITY)
+            .min(self.max_capacity);
+        self.current_capacity = self.current_capacity.min(self.max_capacity);
+    }
+
     /// Credits the tokens earned since the last refill, up to the maximum.
     ///
     /// Time never runs backwards for the bucket: a `now` earlier than the

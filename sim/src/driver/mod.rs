@@ -109,7 +109,7 @@ pub enum Pacing {
         /// Seconds over which the clients' first requests spread.
         spread: f64,
     },
-    /// Each client runs `tasks` loops, from a seeded time in
+    /// Each client runs `tasks` loops, each from its own seeded time in
     /// `[start, start + spread)`; each loop starts a request on a tick of
     /// `period` seconds and waits for it to end before the next tick
     /// (tokio's interval with `MissedTickBehavior::Delay`: a tick missed
@@ -122,7 +122,7 @@ pub enum Pacing {
         period: f64,
         /// The earliest first request, seconds.
         start: f64,
-        /// Seconds over which the clients' first requests spread.
+        /// Seconds over which the loops' first requests spread.
         spread: f64,
     },
 }
@@ -336,8 +336,8 @@ impl<'a, S: Service> Run<'a, S> {
                 ..
             } => {
                 for client in 0..self.workload.clients {
-                    let at = start + self.arrivals.unit() * spread;
                     for task in 0..tasks {
+                        let at = start + self.arrivals.unit() * spread;
                         self.queue.schedule(at, Event::Tick { client, task });
                     }
                 }

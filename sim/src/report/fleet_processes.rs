@@ -41,26 +41,27 @@ pub struct LimiterMeasured {
 }
 
 /// Measured with `redis/tests/limiter_processes.rs` on a 2-core machine
-/// (several runs of `REBOUND_REQUIRE_REDIS=1 cargo test -p rebound-redis
-/// --test limiter_processes -- --nocapture`).
+/// (two runs of `REBOUND_REQUIRE_REDIS=1 cargo test -p rebound-redis
+/// --test limiter_processes -- ten_processes --nocapture`, the 10-process
+/// cases; `alone` is the cold start on per-process limiters).
 pub const LIMITER_PROCESSES: [LimiterMeasured; 3] = [
     LimiterMeasured {
         start: Start::Cold,
-        reached: (6.0, 16.0),
-        last: (147.0, 173.0),
-        throttled: (0.012, 0.017),
+        reached: (5.0, 6.0),
+        last: (387.0, 388.0),
+        throttled: (0.0048, 0.0052),
     },
     LimiterMeasured {
         start: Start::Warm,
-        reached: (4.0, 7.0),
-        last: (163.0, 180.0),
-        throttled: (0.011, 0.018),
+        reached: (4.0, 4.0),
+        last: (386.0, 387.0),
+        throttled: (0.0143, 0.0153),
     },
     LimiterMeasured {
         start: Start::Alone,
-        reached: (1.0, 1.0),
-        last: (189.0, 195.0),
-        throttled: (0.018, 0.026),
+        reached: (6.0, 10.0),
+        last: (386.0, 389.0),
+        throttled: (0.0097, 0.0105),
     },
 ];
 

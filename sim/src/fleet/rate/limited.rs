@@ -10,7 +10,7 @@
 //!   (botocore's algorithm, blocking, on the standard strategy: full jitter
 //!   from 1 s, 3 attempts) on the run's virtual clock; with the fleet
 //!   limiter, each also runs its [`Sharers`] task (the real
-//!   `member_ceiling`, `FleetQuotaConfig`'s defaults: an exchange every 1 s).
+//!   `member_rate`, `FleetQuotaConfig`'s defaults: an exchange every 1 s).
 //!   The tasks start at seeded times within the first period and exchange
 //!   for [`lead`](LimitedParams::lead) seconds before the traffic starts, as
 //!   the test's processes join the fleet before its go signal.
@@ -95,7 +95,9 @@ pub struct LimitedParams {
     /// the fleet (their first exchange), at seeded times; at most
     /// [`lead`](Self::lead).
     pub join_spread: f64,
-    /// Seconds over which the processes' first requests spread.
+    /// Seconds over which the loops' first requests spread (each loop at its
+    /// own seeded time, as the test's tasks start at their own point of their
+    /// tick).
     pub start_spread: f64,
     /// Network delay of each message.
     pub latency: Latency,
@@ -110,14 +112,14 @@ impl Default for LimitedParams {
         Self {
             processes: 10,
             tasks: 4,
-            period: 0.1,
-            admitted: 20,
+            period: 0.05,
+            admitted: 40,
             window: 0.1,
             warm: 3.0,
             duration: 20.0,
             lead: 1.0,
             join_spread: 1.0,
-            start_spread: 0.005,
+            start_spread: 0.05,
             latency: Latency {
                 mean: 0.0005,
                 sd: 0.0001,

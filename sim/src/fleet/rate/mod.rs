@@ -17,11 +17,11 @@
 //!   clock, blocking for send tokens: botocore's algorithm
 //!   ([`AdaptiveRetryStrategy::new`]'s) or [`steady()`](rebound_runtime::AdaptiveRetryStrategyBuilder::steady).
 //! * With the fleet limiter, each process's task ([`sharer`], mirroring
-//!   `Sharer` in `redis/src/limiter.rs`) exchanges its measured rate and
+//!   `Sharer` in `redis/src/limiter.rs`) exchanges its admitted rate and
 //!   new throttles with the store ([`store`], mirroring
 //!   `redis/src/lua/limiter.lua`) every refresh period and as soon as its
-//!   limiter was throttled, and holds its limiter under the real
-//!   `rebound_redis::member_ceiling` through the real `RateControl`.
+//!   limiter was throttled, and holds its limiter at the real
+//!   `rebound_redis::member_rate` through the real `RateControl`.
 //!   Calls are events of the driver's queue ([`driver::run_with`]).
 //!
 //! # Metrics
@@ -66,7 +66,7 @@ pub enum Adaptive {
 pub enum Limiters {
     /// Each process's own limiter alone.
     PerProcess,
-    /// Each process's own limiter under its fleet ceiling.
+    /// Each process's limiter held at its share of the fleet's rate.
     Fleet,
 }
 

@@ -2,17 +2,19 @@
 //! talk to, as [`Background`] work on the run's event queue.
 //!
 //! Mirrors `Sharer` in `redis/src/limiter.rs` (`run` and `share`), with the
-//! real [`member_ceiling`] and the real [`RateControl`] of each process's
+//! real [`member_rate`] and the real [`RateControl`] of each process's
 //! `AdaptiveRetryStrategy`. A process's task loops:
 //!
-//! 1. read the limiter ([`RateControl::reading`]); when a refresh period has
+//! 1. read the limiter ([`RateControl::reading`]) into the process's
+//!    [`AdmittedMeter`] (the rate it was admitted at over its last four
+//!    reads); when a refresh period has
 //!    passed since the last exchange, or the limiter's throttle count rose
 //!    since the last one reported, exchange with the store:
-//!    `limiter(rate, new throttles, ttl, window = 2 periods)`, which reaches
+//!    `limiter(admitted rate, new throttles, ttl, window = 2 periods)`, which reaches
 //!    the [`LimiterStore`] half a round trip later; when its reply is back
-//!    (another half), the throttles are reported and the ceiling is set to
-//!    `member_ceiling(FleetLimiter::SHAPE, reply, own rate)` (only when it
-//!    changed);
+//!    (another half), the throttles are reported and the limiter is held at
+//!    `member_rate(FleetLimiter::SHAPE, reply, own rate)` through
+//!    [`RateControl::hold`] (only when it changed);
 //! 2. sleep a quarter period (or what is left of the period), and again.
 //!
 //! The periods are whole nanoseconds, as the task's `Duration`s. Processes
@@ -22,7 +24,7 @@
 
 use std::sync::Arc;
 
-use rebound_redis::{FleetLimiter, FleetRateState, member_ceiling};
+use rebound_redis::{AdmittedMeter, FleetLimiter, FleetRateState, member_rate};
 use rebound_runtime::rate_limiter::RateControl;
 
 use super::store::LimiterStore;
@@ -109,18 +111,20 @@ struct Task {
     control: Arc<dyn RateControl>,
     /// The limiter's throttle count when last reported.
     reported_throttles: u64,
-    /// The ceiling last set.
-    ceiling: Option<f64>,
+    /// The rate last held at.
+    held: Option<f64>,
     /// Nanoseconds left until the periodic exchange.
     wait_ns: u64,
     call: Option<Call>,
+    /// What the service admitted this process over the last period.
+    meter: AdmittedMeter,
 }
 
 impl std::fmt::Debug for Task {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Task")
             .field("reported_throttles", &self.reported_throttles)
-            .field("ceiling", &self.ceiling)
+            .field("held", &self.held)
             .field("wait_ns", &self.wait_ns)
             .field("call", &self.call)
             .finish_non_exhaustive()
@@ -159,9 +163,10 @@ impl Sharers {
             .map(|control| Task {
                 control: Arc::clone(control),
                 reported_throttles: 0,
-                ceiling: None,
+                held: None,
                 wait_ns: 0,
                 call: None,
+                meter: AdmittedMeter::new(4),
             })
             .collect();
         Self {
@@ -188,10 +193,10 @@ impl Sharers {
         self.first_cut
     }
 
-    /// The ceiling each process's task last set (`None`: none).
+    /// The rate each process's task last held its limiter at (`None`: none).
     #[must_use]
-    pub fn ceilings(&self) -> Vec<Option<f64>> {
-        self.tasks.iter().map(|t| t.ceiling).collect()
+    pub fn held(&self) -> Vec<Option<f64>> {
+        self.tasks.iter().map(|t| t.held).collect()
     }
 
     fn set(&self, timers: &mut Timers, at: f64, index: usize, stage: usize) {
@@ -202,11 +207,12 @@ impl Sharers {
     fn step(&mut self, timers: &mut Timers, now: f64, index: usize) {
         let task = &mut self.tasks[index];
         let reading = task.control.reading();
+        task.meter.read(&reading, now);
         if task.wait_ns == 0 || reading.throttles > task.reported_throttles {
             let new = reading.throttles.saturating_sub(task.reported_throttles);
             task.call = Some(Call {
                 throttles: reading.throttles,
-                rate_milli: milli(reading.measured_rate),
+                rate_milli: milli(task.meter.rate()),
                 new_throttles: u32::try_from(new).unwrap_or(u32::MAX),
                 reply: None,
             });
@@ -276,10 +282,10 @@ impl Background for Sharers {
                 };
                 task.reported_throttles = throttles;
                 let own_rate = f64::from(rate_milli) / 1000.0;
-                let ceiling = member_ceiling(FleetLimiter::SHAPE, &reply, own_rate);
-                if ceiling != task.ceiling {
-                    task.control.set_ceiling(ceiling);
-                    task.ceiling = ceiling;
+                let rate = member_rate(FleetLimiter::SHAPE, &reply, own_rate);
+                if rate != task.held {
+                    task.control.hold(rate);
+                    task.held = rate;
                 }
                 task.wait_ns = period;
                 self.nap(timers, now, index);

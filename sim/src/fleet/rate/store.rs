@@ -5,7 +5,8 @@
 //! membership lapsed (their rates leave the sum), sets the caller's rate and
 //! expiry, and cuts when the caller reports throttles and the window since
 //! the last cut has passed (or there was none): `w_max` is then the sum of
-//! the members' rates, this caller's included. The reply is
+//! the members' rates, this caller's included; within the window after a
+//! cut, a larger sum raises it. The reply is
 //! [`FleetRateState`], as `rebound-redis` parses it. Times are whole
 //! milliseconds of the store's clock (`TIME`), rates whole
 //! milli-requests per second. The simulated store never fails and holds one
@@ -97,6 +98,16 @@ impl LimiterStore {
                 at_ms: now_ms,
                 w_max_milli: self.w_max,
             });
+        } else if self.cuts > 0
+            && now_ms.saturating_sub(self.cut_ms) < window_ms
+            && self.sum > self.w_max
+        {
+            // Within the window the members report what they were admitted before they heard
+            // of the cut: the fleet was admitted at least that much.
+            self.w_max = self.sum;
+            if let Some(cut) = self.cut_log.last_mut() {
+                cut.w_max_milli = self.w_max;
+            }
         }
         self.state(now_ms)
     }
