@@ -7,7 +7,9 @@
 //! The bound is the one `docs/fleet.md` documents: whatever came before, the fleet retries
 //! during the outage at most what one process with the fleet's capacity would from a full
 //! quota (`capacity / 5`), plus the lease slack, 10% at most. Refunds earned while the pool
-//! had nothing to refill must not be banked for the outage.
+//! had nothing to refill must not be banked for the outage. Each case also prints how many
+//! requests the quota refused a retry while the service was healthy (docs/fleet.md, "Refusals
+//! in a healthy phase").
 
 mod support;
 
@@ -16,9 +18,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rebound_redis::{FleetQuota, FleetQuotaConfig, FleetState};
-use rebound_runtime::{Classified, Retry, StandardRetryStrategy};
+use rebound_runtime::{
+    Classified, Retry, StandardRetryStrategy, StopReason, TokenAcquisitionFailed,
+};
 use support::cluster::RedisCluster;
-use support::{RedisServer, SplitMix, Store, counts, ready_children};
+use support::{RedisServer, SplitMix, Store, ready_children};
 
 const CHILD_TEST: &str = "child_process_through_traffic_then_an_outage";
 /// The fleet's name.
@@ -58,18 +62,19 @@ fn config(fleet: &str) -> FleetQuotaConfig {
 /// fails with probability `failing` per cent and its retries succeed; from the outage on every
 /// attempt fails. Backs off on tokio's timer, as a real client does, so that retries are in
 /// flight (their tokens spent, their refunds to come) whenever the store hears from this
-/// process. Counts in `outage_retries` the retries granted from the outage on.
+/// process. Counts in `tally` the retries granted from the outage on, and the requests the
+/// quota refused a retry while the service was healthy.
 async fn request(
     strategy: Arc<StandardRetryStrategy>,
     go: Instant,
     first_fails: bool,
-    outage_retries: Arc<AtomicU32>,
+    tally: Arc<Tally>,
 ) {
     let outage = move || go.elapsed() >= HEALTHY;
-    let _ = Retry::new(&*strategy)
+    let result = Retry::new(&*strategy)
         .on_retry(|_| {
             if outage() {
-                outage_retries.fetch_add(1, Ordering::Relaxed);
+                tally.outage_retries.fetch_add(1, Ordering::Relaxed);
             }
         })
         .run_async_classified(
@@ -83,6 +88,26 @@ async fn request(
             |_| Classified::retryable(),
         )
         .await;
+    if let Err(stopped) = result
+        && matches!(
+            stopped.reason(),
+            StopReason::Strategy(TokenAcquisitionFailed::QuotaExhausted { .. })
+        )
+        && !outage()
+    {
+        tally.healthy_refused.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// One child's counts.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Retries granted from the outage on.
+    outage_retries: AtomicU32,
+    /// Requests started while the service was healthy.
+    healthy_requests: AtomicU32,
+    /// Requests refused a retry by the quota while the service was healthy.
+    healthy_refused: AtomicU32,
 }
 
 /// The child's role: joins the fleet, prints `READY`, waits for the go key, then starts a
@@ -113,28 +138,44 @@ async fn child_process_through_traffic_then_an_outage() {
     support::wait_for_go(&mut conn, &go_key(&fleet)).await;
     let mut rng = SplitMix::new(u64::from(std::process::id()));
     let go = Instant::now();
-    let outage_retries = Arc::new(AtomicU32::new(0));
+    let tally = Arc::new(Tally::default());
     let mut requests = tokio::task::JoinSet::new();
     let mut ticks = tokio::time::interval(pace);
     while go.elapsed() < HEALTHY + OUTAGE {
         ticks.tick().await;
+        if go.elapsed() < HEALTHY {
+            tally.healthy_requests.fetch_add(1, Ordering::Relaxed);
+        }
         let first_fails = rng.next_u64() % 100 < failing;
         requests.spawn(request(
             Arc::clone(&strategy),
             go,
             first_fails,
-            Arc::clone(&outage_retries),
+            Arc::clone(&tally),
         ));
     }
     while requests.join_next().await.is_some() {}
     assert_eq!(quota.state(), FleetState::Joined, "the store stayed up");
-    println!("RETRIES {}", outage_retries.load(Ordering::Relaxed));
+    println!(
+        "COUNTS {} {} {}",
+        tally.outage_retries.load(Ordering::Relaxed),
+        tally.healthy_requests.load(Ordering::Relaxed),
+        tally.healthy_refused.load(Ordering::Relaxed),
+    );
     quota.close().await;
 }
 
+/// What one fleet's children counted, summed.
+#[derive(Debug, Default, Clone, Copy)]
+struct Totals {
+    outage_retries: u32,
+    healthy_requests: u32,
+    healthy_refused: u32,
+}
+
 /// Runs `processes` children on one fleet in `store` with `failing` per cent of first attempts
-/// failing in the healthy phase; the retries each child was granted during the outage.
-fn outage_retries(store: &Store, processes: usize, failing: u32) -> Vec<u32> {
+/// failing in the healthy phase; the sum of their counts, and each child's outage retries.
+fn run_fleet(store: &Store, processes: usize, failing: u32) -> (Totals, Vec<u32>) {
     let fleet = format!("traffic-{processes}-{failing}");
     let (store_var, store_value) = store.child_env();
     let failing = failing.to_string();
@@ -151,13 +192,30 @@ fn outage_retries(store: &Store, processes: usize, failing: u32) -> Vec<u32> {
         .arg(1)
         .query(&mut store.connection(&fleet))
         .unwrap();
-    let each = counts(
-        children,
-        "RETRIES",
-        HEALTHY + OUTAGE + Duration::from_secs(30),
-    );
+    let limit = HEALTHY + OUTAGE + Duration::from_secs(30);
+    let mut totals = Totals::default();
+    let mut each = Vec::with_capacity(processes);
+    for child in &children {
+        let line = child
+            .wait_for_line("COUNTS", limit)
+            .expect("the child prints its counts");
+        let numbers: Vec<u32> = line["COUNTS".len()..]
+            .split_whitespace()
+            .map(|n| n.parse().expect("a count"))
+            .collect();
+        let [outage, requests, refused] = numbers[..] else {
+            panic!("three counts: {line}");
+        };
+        each.push(outage);
+        totals.outage_retries += outage;
+        totals.healthy_requests += requests;
+        totals.healthy_refused += refused;
+    }
+    for mut child in children {
+        assert!(child.wait(), "the child process failed");
+    }
     store.snapshot(&fleet).assert_invariant("after the outage");
-    each
+    (totals, each)
 }
 
 /// One fleet at a time: its processes take both cores.
@@ -178,11 +236,14 @@ fn check_on(store: &Store, processes: usize, failing: u32) {
     let _one = ONE_FLEET_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let each = outage_retries(store, processes, failing);
-    let total: u32 = each.iter().sum();
+    let (totals, each) = run_fleet(store, processes, failing);
+    let total = totals.outage_retries;
     let on = store.label();
     let case = format!("{processes} processes{on}, {failing}% of first attempts failing");
-    eprintln!("{case}: {total} retries in the outage");
+    eprintln!(
+        "{case}: {total} retries in the outage; {} of {} requests refused a retry while healthy",
+        totals.healthy_refused, totals.healthy_requests
+    );
     let most = ONE_PROCESS + ONE_PROCESS / 10;
     assert!(
         total <= most,

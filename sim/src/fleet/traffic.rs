@@ -28,11 +28,14 @@
 //! * The store's calls take [`round_trip`](LeaseSettings::round_trip) there
 //!   and back; the store never fails and no lease lapses.
 //!
-//! # Metric
+//! # Metrics
 //!
-//! The retries granted from the outage's start on, the fleet's total (the
-//! test's `on_retry` hook counting once the clock is past the outage's
-//! start): [`Bin::granted`](crate::driver::timeline::Bin::granted).
+//! * The retries granted from the outage's start on, the fleet's total (the
+//!   test's `on_retry` hook counting once the clock is past the outage's
+//!   start): [`Bin::granted`](crate::driver::timeline::Bin::granted).
+//! * The requests refused a retry in the healthy phase (the test prints
+//!   them too): a failed first attempt whose retry the quota refused, when
+//!   a retry would have succeeded.
 
 use std::sync::Arc;
 
@@ -137,6 +140,11 @@ pub struct TrafficRun {
     pub outage_retries: u64,
     /// Retries granted in the healthy phase.
     pub healthy_retries: u64,
+    /// Requests that arrived in the healthy phase.
+    pub healthy_requests: u64,
+    /// Requests the quota refused a retry in the healthy phase (their
+    /// first attempt failed; a retry would have succeeded).
+    pub healthy_refused: u64,
     /// The fleet's counts when the outage started.
     pub at_outage: FleetStats,
 }
@@ -203,6 +211,8 @@ pub fn run_case(params: &TrafficParams, processes: usize, failing: f64, seed: u6
         seed,
         outage_retries: timeline.window_all(outage_start, workload.end).granted,
         healthy_retries: timeline.window_all(params.lead, outage_start).granted,
+        healthy_requests: timeline.window_all(params.lead, outage_start).arrivals,
+        healthy_refused: timeline.window(0, params.lead, outage_start).gave_up,
         at_outage: refreshers.snapshot(0).unwrap_or_else(|| refreshers.stats()),
     }
 }
@@ -249,6 +259,8 @@ mod tests {
         };
         let run = run_case(&params, 1, 0.05, 1);
         assert!(run.healthy_retries > 50, "{run:?}");
+        assert!(run.healthy_requests > 1900, "{run:?}");
+        assert_eq!(run.healthy_refused, 0, "a full quota of 500: {run:?}");
         assert!((95..=101).contains(&run.outage_retries), "{run:?}");
     }
 }
