@@ -90,6 +90,18 @@ pub enum ErrorKind {
         /// What the JSON parser said.
         message: String,
     },
+    /// A `.smithy` file that is not valid Smithy IDL (or that cannot be
+    /// assembled into a model: a shape defined twice, an elided member that
+    /// matches nothing, conflicting traits).
+    #[error("invalid Smithy IDL at line {line}, column {column}: {message}")]
+    Idl {
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error (in characters).
+        column: usize,
+        /// What was expected, or what is wrong.
+        message: String,
+    },
     /// JSON, but not a Smithy JSON AST.
     #[error("not a Smithy JSON AST: {reason}")]
     NotSmithy {

@@ -114,6 +114,7 @@ mod emit;
 mod error;
 mod generator;
 mod identifiers;
+mod idl;
 mod names;
 mod output;
 mod plugin;

@@ -1,0 +1,657 @@
+//! Parsed `.smithy` files in, one JSON AST document out: what Smithy's
+//! loader builds from IDL, written as `smithy ast` writes it.
+//!
+//! Shape IDs resolve as spec/idl.rst, "Relative shape ID resolution" says:
+//! a `use` of that name, else a shape of that name in the file's namespace
+//! (in any file: forward references and other files count), else a public
+//! shape of the prelude, else the file's namespace. Unquoted strings in
+//! trait values resolve the same way; in metadata, to the prelude's
+//! namespace. Omitted trait values take the default of the trait's shape:
+//! `{}` for a structure or map, `[]` for a list, else `null`. Elided
+//! members take the target of the bound resource's identifier or property
+//! of that name, else of the mixins' member.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use indexmap::IndexMap;
+
+use super::node::Node;
+use super::parse::{self, IdlFile, MemberDef, Pos, ShapeDef, SyntaxError, Trait, Version};
+use crate::ast::{MAX_MIXIN_DEPTH, ShapeType};
+
+/// An error of assembly: the file (its index among the files given) and
+/// where in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AssemblyError {
+    pub(crate) file: usize,
+    pub(crate) error: SyntaxError,
+}
+
+type Result<T> = std::result::Result<T, AssemblyError>;
+
+/// The prelude (Smithy's `prelude.smithy`, Apache-2.0: see the NOTICE
+/// beside it).
+const PRELUDE: &str = include_str!("prelude.smithy");
+
+/// The prelude's shapes: name → (type, public).
+fn prelude() -> &'static HashMap<String, (ShapeType, bool)> {
+    static PRELUDE_SHAPES: OnceLock<HashMap<String, (ShapeType, bool)>> = OnceLock::new();
+    PRELUDE_SHAPES.get_or_init(|| {
+        let file = parse::parse(PRELUDE).expect("the prelude parses");
+        file.shapes
+            .iter()
+            .map(|shape| {
+                let private = shape
+                    .traits
+                    .iter()
+                    .any(|t| t.id == "private" || t.id == "smithy.api#private");
+                (shape.name.clone(), (shape.shape_type, !private))
+            })
+            .collect()
+    })
+}
+
+/// The type of the shape `id`, if the prelude defines it.
+pub(crate) fn prelude_type(id: &str) -> Option<ShapeType> {
+    let name = id.strip_prefix("smithy.api#")?;
+    prelude().get(name).map(|&(t, _)| t)
+}
+
+/// Shapes defined outside the IDL files (JSON AST models loaded beside
+/// them): absolute ID → type.
+pub(crate) type Known = HashMap<String, ShapeType>;
+
+/// Assembles `files` into one JSON AST document. `known` holds the shapes
+/// that other sources define, for resolution and trait defaults.
+pub(crate) fn assemble(files: &[IdlFile], known: &Known) -> Result<Node> {
+    let mut defined: HashMap<String, ShapeType> = known.clone();
+    for (index, file) in files.iter().enumerate() {
+        let namespace = file.namespace.as_deref().unwrap_or_default();
+        for shape in &file.shapes {
+            let id = format!("{namespace}#{}", shape.name);
+            if defined.insert(id.clone(), shape.shape_type).is_some() {
+                return Err(AssemblyError {
+                    file: index,
+                    error: SyntaxError {
+                        pos: shape.pos,
+                        message: format!("the shape `{id}` is defined twice"),
+                    },
+                });
+            }
+        }
+    }
+    let mut shapes: IndexMap<String, Node> = IndexMap::new();
+    let mut applies: IndexMap<String, (IndexMap<String, Node>, usize, Pos)> = IndexMap::new();
+    let mut elided: Vec<Elided> = Vec::new();
+    let mut metadata: IndexMap<String, Node> = IndexMap::new();
+    for (index, file) in files.iter().enumerate() {
+        let fail = |error| AssemblyError { file: index, error };
+        let resolver = Resolver::new(file, &defined).map_err(fail)?;
+        for (key, value, pos) in &file.metadata {
+            let value = resolve_metadata(value);
+            merge_metadata(&mut metadata, key, value)
+                .map_err(|message| fail(SyntaxError { pos: *pos, message }))?;
+        }
+        for shape in &file.shapes {
+            let id = resolver.absolute(&shape.name);
+            let node = resolver
+                .shape(shape, &id, &mut |member| {
+                    elided.push(Elided {
+                        shape: id.clone(),
+                        member,
+                        file: index,
+                        for_resource: shape.for_resource.as_ref().map(|r| resolver.resolve(r)),
+                        mixins: shape.mixins.iter().map(|m| resolver.resolve(m)).collect(),
+                        pos: shape.pos,
+                    });
+                })
+                .map_err(fail)?;
+            shapes.insert(id, node);
+        }
+        for apply in &file.applies {
+            let target = resolver.resolve(&apply.target);
+            let traits = resolver.traits(None, &apply.traits).map_err(fail)?;
+            let entry = applies
+                .entry(target)
+                .or_insert_with(|| (IndexMap::new(), index, apply.pos));
+            for (id, value) in traits {
+                merge_trait(&mut entry.0, id, value).map_err(|message| {
+                    fail(SyntaxError {
+                        pos: apply.pos,
+                        message,
+                    })
+                })?;
+            }
+        }
+    }
+    for member in &elided {
+        fill_elided(&mut shapes, member)?;
+    }
+    let mut document = IndexMap::new();
+    let version = if files.iter().all(|f| f.version == Version::V1) && !files.is_empty() {
+        "1.0"
+    } else {
+        "2.0"
+    };
+    document.insert("smithy".to_owned(), Node::String(version.to_owned()));
+    if !metadata.is_empty() {
+        document.insert("metadata".to_owned(), Node::Object(metadata));
+    }
+    for (id, (traits, _, _)) in applies {
+        let entry = shapes.entry(id).or_insert_with(|| {
+            Node::object([
+                ("type", Node::String("apply".to_owned())),
+                ("traits", Node::Object(IndexMap::new())),
+            ])
+        });
+        if let Node::Object(shape) = entry {
+            let existing = shape
+                .entry("traits".to_owned())
+                .or_insert_with(|| Node::Object(IndexMap::new()));
+            if let Node::Object(existing) = existing {
+                for (trait_id, value) in traits {
+                    // Conflicts were checked among the applies; against the
+                    // shape's own traits they follow the same rule.
+                    let _ = merge_trait(existing, trait_id, value);
+                }
+            }
+        }
+    }
+    document.insert("shapes".to_owned(), Node::Object(shapes));
+    Ok(Node::Object(document))
+}
+
+/// A member whose target is elided (`$name`), to fill in once every shape
+/// is known.
+struct Elided {
+    shape: String,
+    member: String,
+    file: usize,
+    for_resource: Option<String>,
+    mixins: Vec<String>,
+    pos: Pos,
+}
+
+/// The target of an elided member: the bound resource's identifier or
+/// property, else a mixin's member (through the mixins' own mixins).
+fn fill_elided(shapes: &mut IndexMap<String, Node>, elided: &Elided) -> Result<()> {
+    let from_resource = elided.for_resource.as_ref().and_then(|resource| {
+        let resource = shapes.get(resource)?;
+        ["identifiers", "properties"]
+            .iter()
+            .find_map(|key| target_of(resource.get(key)?.get(&elided.member)?))
+    });
+    let target = from_resource.or_else(|| {
+        elided
+            .mixins
+            .iter()
+            .find_map(|mixin| mixin_member_target(shapes, mixin, &elided.member, 0))
+    });
+    let Some(target) = target else {
+        return Err(AssemblyError {
+            file: elided.file,
+            error: SyntaxError {
+                pos: elided.pos,
+                message: format!(
+                    "the elided member `${}` of `{}` matches no identifier of its resource and no \
+                     member of its mixins",
+                    elided.member, elided.shape
+                ),
+            },
+        });
+    };
+    let slot = shapes.get_mut(&elided.shape).and_then(|shape| {
+        if shape.get("members").is_some() {
+            shape.get_mut("members")?.get_mut(&elided.member)
+        } else {
+            shape.get_mut(&elided.member)
+        }
+    });
+    if let Some(Node::Object(member)) = slot {
+        member.insert("target".to_owned(), Node::String(target));
+        member.move_index(member.len() - 1, 0);
+    }
+    Ok(())
+}
+
+/// The target of `member` in the mixin `mixin` or its mixins.
+fn mixin_member_target(
+    shapes: &IndexMap<String, Node>,
+    mixin: &str,
+    member: &str,
+    depth: usize,
+) -> Option<String> {
+    if depth > MAX_MIXIN_DEPTH {
+        return None;
+    }
+    let shape = shapes.get(mixin)?;
+    let own = match shape.get("members") {
+        Some(members) => members.get(member),
+        // A list's `member`, a map's `key` and `value`.
+        None => shape.get(member),
+    };
+    if let Some(target) = own.and_then(target_of) {
+        return Some(target);
+    }
+    let Some(Node::Array(mixins)) = shape.get("mixins") else {
+        return None;
+    };
+    mixins.iter().find_map(|m| {
+        let id = target_of(m)?;
+        mixin_member_target(shapes, &id, member, depth + 1)
+    })
+}
+
+fn target_of(node: &Node) -> Option<String> {
+    node.get("target")?.as_str().map(str::to_owned)
+}
+
+impl Node {
+    fn get(&self, key: &str) -> Option<&Node> {
+        match self {
+            Node::Object(entries) => entries.get(key),
+            _ => None,
+        }
+    }
+
+    fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        match self {
+            Node::Object(entries) => entries.get_mut(key),
+            _ => None,
+        }
+    }
+}
+
+/// Metadata values: unquoted strings are prelude shape IDs.
+fn resolve_metadata(node: &Node) -> Node {
+    map_shape_ids(node, &|id| {
+        if id.contains('#') {
+            id.to_owned()
+        } else {
+            format!("smithy.api#{id}")
+        }
+    })
+}
+
+/// `node` with every unquoted string replaced by `resolve` of it.
+fn map_shape_ids(node: &Node, resolve: &dyn Fn(&str) -> String) -> Node {
+    match node {
+        Node::ShapeId(id) => Node::String(resolve(id)),
+        Node::Array(items) => {
+            Node::Array(items.iter().map(|n| map_shape_ids(n, resolve)).collect())
+        }
+        Node::Object(entries) => Node::Object(
+            entries
+                .iter()
+                .map(|(k, v)| (k.clone(), map_shape_ids(v, resolve)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Sets the metadata `key`: arrays given in two files concatenate, equal
+/// values are one, other conflicts are errors (as Smithy merges them).
+fn merge_metadata(
+    metadata: &mut IndexMap<String, Node>,
+    key: &str,
+    value: Node,
+) -> std::result::Result<(), String> {
+    match metadata.get_mut(key) {
+        None => {
+            metadata.insert(key.to_owned(), value);
+            Ok(())
+        }
+        Some(Node::Array(existing)) if matches!(value, Node::Array(_)) => {
+            if let Node::Array(items) = value {
+                existing.extend(items);
+            }
+            Ok(())
+        }
+        Some(existing) if *existing == value => Ok(()),
+        Some(_) => Err(format!(
+            "the metadata key {key:?} is given two different values"
+        )),
+    }
+}
+
+/// Adds the trait `id` to `traits`: two list values concatenate, equal
+/// values are one, other conflicts are errors.
+fn merge_trait(
+    traits: &mut IndexMap<String, Node>,
+    id: String,
+    value: Node,
+) -> std::result::Result<(), String> {
+    match traits.get_mut(&id) {
+        None => {
+            traits.insert(id, value);
+            Ok(())
+        }
+        Some(Node::Array(existing)) if matches!(value, Node::Array(_)) => {
+            if let Node::Array(items) = value {
+                existing.extend(items);
+            }
+            Ok(())
+        }
+        Some(existing) if *existing == value => Ok(()),
+        Some(_) => Err(format!(
+            "the trait `{id}` is applied twice with different values"
+        )),
+    }
+}
+
+/// Resolves the shape IDs of one file.
+struct Resolver<'a> {
+    namespace: &'a str,
+    uses: HashMap<&'a str, &'a str>,
+    defined: &'a HashMap<String, ShapeType>,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(
+        file: &'a IdlFile,
+        defined: &'a HashMap<String, ShapeType>,
+    ) -> std::result::Result<Self, SyntaxError> {
+        let namespace = file.namespace.as_deref().unwrap_or_default();
+        let mut uses = HashMap::new();
+        let local: HashSet<&str> = file.shapes.iter().map(|s| s.name.as_str()).collect();
+        for (id, pos) in &file.uses {
+            let name = id.rsplit_once('#').map_or(id.as_str(), |(_, n)| n);
+            if local.contains(name) {
+                return Err(SyntaxError {
+                    pos: *pos,
+                    message: format!("`use {id}` conflicts with the shape `{name}` defined here"),
+                });
+            }
+            if let Some(previous) = uses.insert(name, id.as_str())
+                && previous != id
+            {
+                return Err(SyntaxError {
+                    pos: *pos,
+                    message: format!("`use {id}` conflicts with `use {previous}`"),
+                });
+            }
+        }
+        Ok(Self {
+            namespace,
+            uses,
+            defined,
+        })
+    }
+
+    /// The absolute ID of a shape named `name` in this file.
+    fn absolute(&self, name: &str) -> String {
+        format!("{}#{name}", self.namespace)
+    }
+
+    /// Resolves a shape ID as written.
+    fn resolve(&self, id: &str) -> String {
+        if id.contains('#') {
+            return id.to_owned();
+        }
+        let (root, member) = match id.split_once('$') {
+            Some((root, member)) => (root, Some(member)),
+            None => (id, None),
+        };
+        let absolute = if let Some(imported) = self.uses.get(root) {
+            (*imported).to_owned()
+        } else {
+            let local = self.absolute(root);
+            if self.defined.contains_key(&local) {
+                local
+            } else if prelude().get(root).is_some_and(|&(_, public)| public) {
+                format!("smithy.api#{root}")
+            } else {
+                local
+            }
+        };
+        match member {
+            Some(member) => format!("{absolute}${member}"),
+            None => absolute,
+        }
+    }
+
+    fn resolve_node(&self, node: &Node) -> Node {
+        map_shape_ids(node, &|id| self.resolve(id))
+    }
+
+    /// The type of the shape `id`, from the files, the other sources or the
+    /// prelude.
+    fn type_of(&self, id: &str) -> Option<ShapeType> {
+        self.defined.get(id).copied().or_else(|| prelude_type(id))
+    }
+
+    /// The traits of a statement: the documentation comment first, then
+    /// each trait, resolved, with omitted values defaulted.
+    fn traits(
+        &self,
+        docs: Option<&str>,
+        traits: &[Trait],
+    ) -> std::result::Result<IndexMap<String, Node>, SyntaxError> {
+        let mut out = IndexMap::new();
+        if let Some(docs) = docs {
+            out.insert(
+                "smithy.api#documentation".to_owned(),
+                Node::String(docs.to_owned()),
+            );
+        }
+        for t in traits {
+            let id = self.resolve(&t.id);
+            let value = match &t.value {
+                Some(value) => self.resolve_node(value),
+                None => match self.type_of(&id) {
+                    Some(ShapeType::Structure | ShapeType::Map) | None => {
+                        Node::Object(IndexMap::new())
+                    }
+                    Some(ShapeType::List) => Node::Array(Vec::new()),
+                    Some(_) => Node::Null,
+                },
+            };
+            merge_trait(&mut out, id, value).map_err(|message| SyntaxError {
+                pos: t.pos,
+                message,
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// The JSON AST of one shape. Each elided member is handed to
+    /// `elided` (by name) to be filled in later.
+    fn shape(
+        &self,
+        shape: &ShapeDef,
+        id: &str,
+        elided: &mut dyn FnMut(String),
+    ) -> std::result::Result<Node, SyntaxError> {
+        let mut out = IndexMap::new();
+        let type_name = if shape.is_set {
+            "set"
+        } else {
+            shape.shape_type.name()
+        };
+        out.insert("type".to_owned(), Node::String(type_name.to_owned()));
+        if !shape.mixins.is_empty() {
+            out.insert(
+                "mixins".to_owned(),
+                Node::Array(
+                    shape
+                        .mixins
+                        .iter()
+                        .map(|m| Node::target(&self.resolve(m)))
+                        .collect(),
+                ),
+            );
+        }
+        match shape.shape_type {
+            ShapeType::List | ShapeType::Map => {
+                let allowed: &[&str] = if shape.shape_type == ShapeType::List {
+                    &["member"]
+                } else {
+                    &["key", "value"]
+                };
+                for member in &shape.members {
+                    if !allowed.contains(&member.name.as_str()) {
+                        return Err(SyntaxError {
+                            pos: member.pos,
+                            message: format!(
+                                "`{id}` cannot have a member named `{}` (a {} has {})",
+                                member.name,
+                                type_name,
+                                allowed.join(" and ")
+                            ),
+                        });
+                    }
+                    let node = self.member(member, shape.shape_type, elided)?;
+                    out.insert(member.name.clone(), node);
+                }
+            }
+            ShapeType::Structure | ShapeType::Union | ShapeType::Enum | ShapeType::IntEnum => {
+                let mut members = IndexMap::new();
+                for member in &shape.members {
+                    let node = self.member(member, shape.shape_type, elided)?;
+                    members.insert(member.name.clone(), node);
+                }
+                out.insert("members".to_owned(), Node::Object(members));
+            }
+            ShapeType::Service | ShapeType::Resource | ShapeType::Operation => {
+                self.entity(shape, &mut out)?;
+            }
+            _ => {}
+        }
+        let traits = self.traits(shape.docs.as_deref(), &shape.traits)?;
+        if !traits.is_empty() {
+            out.insert("traits".to_owned(), Node::Object(traits));
+        }
+        Ok(Node::Object(out))
+    }
+
+    /// One member's JSON AST.
+    fn member(
+        &self,
+        member: &MemberDef,
+        parent: ShapeType,
+        elided: &mut dyn FnMut(String),
+    ) -> std::result::Result<Node, SyntaxError> {
+        let mut out = IndexMap::new();
+        let is_enum = matches!(parent, ShapeType::Enum | ShapeType::IntEnum);
+        if is_enum {
+            out.insert(
+                "target".to_owned(),
+                Node::String("smithy.api#Unit".to_owned()),
+            );
+        } else if let Some(target) = &member.target {
+            out.insert("target".to_owned(), Node::String(self.resolve(target)));
+        } else {
+            elided(member.name.clone());
+        }
+        let mut traits = self.traits(member.docs.as_deref(), &member.traits)?;
+        if is_enum {
+            let value = match &member.value {
+                Some(value) => Some(self.resolve_node(value)),
+                None if parent == ShapeType::Enum
+                    && !traits.contains_key("smithy.api#enumValue") =>
+                {
+                    Some(Node::String(member.name.clone()))
+                }
+                None => None,
+            };
+            if let Some(value) = value {
+                merge_trait(&mut traits, "smithy.api#enumValue".to_owned(), value).map_err(
+                    |message| SyntaxError {
+                        pos: member.pos,
+                        message,
+                    },
+                )?;
+            }
+        } else if let Some(value) = &member.value {
+            merge_trait(
+                &mut traits,
+                "smithy.api#default".to_owned(),
+                self.resolve_node(value),
+            )
+            .map_err(|message| SyntaxError {
+                pos: member.pos,
+                message,
+            })?;
+        }
+        if !traits.is_empty() {
+            out.insert("traits".to_owned(), Node::Object(traits));
+        }
+        Ok(Node::Object(out))
+    }
+
+    /// The properties of a service, resource or operation, in the JSON
+    /// AST's form.
+    fn entity(
+        &self,
+        shape: &ShapeDef,
+        out: &mut IndexMap<String, Node>,
+    ) -> std::result::Result<(), SyntaxError> {
+        let kind = shape.shape_type;
+        for (key, value) in &shape.body {
+            let bad = |what: &str| SyntaxError {
+                pos: shape.pos,
+                message: format!("the {} property `{key}` must be {what}", kind.name()),
+            };
+            let node = match (kind, key.as_str()) {
+                (ShapeType::Service, "version") => match value {
+                    Node::String(_) => value.clone(),
+                    _ => return Err(bad("a string")),
+                },
+                (ShapeType::Service, "operations" | "resources" | "errors")
+                | (ShapeType::Resource, "operations" | "collectionOperations" | "resources")
+                | (ShapeType::Operation, "errors") => {
+                    let Node::Array(items) = value else {
+                        return Err(bad("a list of shape IDs"));
+                    };
+                    let mut targets = Vec::with_capacity(items.len());
+                    for item in items {
+                        let id = item.as_str().ok_or_else(|| bad("a list of shape IDs"))?;
+                        targets.push(Node::target(&self.resolve(id)));
+                    }
+                    Node::Array(targets)
+                }
+                (ShapeType::Service, "rename") => {
+                    let Node::Object(entries) = value else {
+                        return Err(bad("a map of shape IDs to names"));
+                    };
+                    let mut renames = IndexMap::new();
+                    for (from, to) in entries {
+                        let Node::String(to) = to else {
+                            return Err(bad("a map of shape IDs to names"));
+                        };
+                        renames.insert(self.resolve(from), Node::String(to.clone()));
+                    }
+                    Node::Object(renames)
+                }
+                (ShapeType::Resource, "identifiers" | "properties") => {
+                    let Node::Object(entries) = value else {
+                        return Err(bad("a map of names to shape IDs"));
+                    };
+                    let mut targets = IndexMap::new();
+                    for (name, target) in entries {
+                        let id = target
+                            .as_str()
+                            .ok_or_else(|| bad("a map of names to shape IDs"))?;
+                        targets.insert(name.clone(), Node::target(&self.resolve(id)));
+                    }
+                    Node::Object(targets)
+                }
+                (ShapeType::Resource, "create" | "put" | "read" | "update" | "delete" | "list")
+                | (ShapeType::Operation, "input" | "output") => {
+                    let id = value.as_str().ok_or_else(|| bad("a shape ID"))?;
+                    Node::target(&self.resolve(id))
+                }
+                _ => {
+                    return Err(SyntaxError {
+                        pos: shape.pos,
+                        message: format!("unknown {} property `{key}`", kind.name()),
+                    });
+                }
+            };
+            out.insert(key.clone(), node);
+        }
+        Ok(())
+    }
+}
