@@ -89,7 +89,8 @@ pub(crate) fn assemble(files: &[IdlFile], known: &Known) -> Result<Node> {
         let fail = |error| AssemblyError { file: index, error };
         let resolver = Resolver::new(file, &defined).map_err(fail)?;
         for (key, value, pos) in &file.metadata {
-            let value = resolve_metadata(value);
+            let value = resolve_metadata(value, &defined)
+                .map_err(|message| fail(SyntaxError { pos: *pos, message }))?;
             merge_metadata(&mut metadata, key, value)
                 .map_err(|message| fail(SyntaxError { pos: *pos, message }))?;
         }
@@ -127,6 +128,19 @@ pub(crate) fn assemble(files: &[IdlFile], known: &Known) -> Result<Node> {
     }
     for member in &elided {
         fill_elided(&mut shapes, member)?;
+    }
+    for (index, file) in files.iter().enumerate() {
+        let namespace = file.namespace.as_deref().unwrap_or_default();
+        for shape in &file.shapes {
+            let id = format!("{namespace}#{}", shape.name);
+            check_mixins(&shapes, &id, file.version).map_err(|message| AssemblyError {
+                file: index,
+                error: SyntaxError {
+                    pos: shape.pos,
+                    message,
+                },
+            })?;
+        }
     }
     let mut document = IndexMap::new();
     let version = if files.iter().all(|f| f.version == Version::V1) && !files.is_empty() {
@@ -215,6 +229,153 @@ fn fill_elided(shapes: &mut IndexMap<String, Node>, elided: &Elided) -> Result<(
     Ok(())
 }
 
+/// The members of `shape` (a list's `member`, a map's `key` and `value`).
+fn members_of(shape: &Node) -> Vec<(&str, &Node)> {
+    match shape.get("members") {
+        Some(Node::Object(members)) => members.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+        _ => ["member", "key", "value"]
+            .into_iter()
+            .filter_map(|key| shape.get(key).map(|m| (key, m)))
+            .collect(),
+    }
+}
+
+/// The targets of the members `id` has through its mixins, each named with
+/// the mixin member it comes from; an error when two disagree.
+fn inherited_targets(
+    shapes: &IndexMap<String, Node>,
+    id: &str,
+    depth: usize,
+) -> std::result::Result<IndexMap<String, (String, String)>, String> {
+    let mut inherited: IndexMap<String, (String, String)> = IndexMap::new();
+    let Some(shape) = shapes.get(id) else {
+        return Ok(inherited);
+    };
+    if depth > MAX_MIXIN_DEPTH {
+        return Err(format!(
+            "mixins nest more than {MAX_MIXIN_DEPTH} deep under `{id}`"
+        ));
+    }
+    let Some(Node::Array(mixins)) = shape.get("mixins") else {
+        return Ok(inherited);
+    };
+    for mixin in mixins {
+        let Some(mixin) = target_of(mixin) else {
+            continue;
+        };
+        let Some(mixin_shape) = shapes.get(&mixin) else {
+            continue;
+        };
+        let mut from = inherited_targets(shapes, &mixin, depth + 1)?;
+        for (name, member) in members_of(mixin_shape) {
+            if let Some(target) = target_of(member) {
+                from.insert(name.to_owned(), (target, format!("{mixin}${name}")));
+            }
+        }
+        for (name, (target, origin)) in from {
+            match inherited.get(&name) {
+                Some((existing, first)) if *existing != target => {
+                    return Err(format!(
+                        "the member `{origin}` conflicts with the inherited mixin member `{first}`"
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    inherited.insert(name, (target, origin));
+                }
+            }
+        }
+    }
+    Ok(inherited)
+}
+
+/// The rules of mixins the IDL can break: a mixin has the type of the
+/// shape using it; a member matches the target of the mixin member of its
+/// name; an operation mixin has no input or output, a resource mixin no
+/// properties; IDL 1.0 has no mixins.
+fn check_mixins(
+    shapes: &IndexMap<String, Node>,
+    id: &str,
+    version: Version,
+) -> std::result::Result<(), String> {
+    let Some(shape) = shapes.get(id) else {
+        return Ok(());
+    };
+    let shape_type = shape.get("type").and_then(Node::as_str).unwrap_or_default();
+    let is_mixin = shape
+        .get("traits")
+        .and_then(|t| t.get("smithy.api#mixin"))
+        .is_some();
+    if is_mixin && version == Version::V1 {
+        return Err(format!(
+            "mixins need Smithy 2.0: `{id}` has the @mixin trait in a 1.0 file"
+        ));
+    }
+    if is_mixin && shape_type == "operation" {
+        for key in ["input", "output"] {
+            if shape
+                .get(key)
+                .and_then(target_of)
+                .is_some_and(|t| t != "smithy.api#Unit")
+            {
+                return Err(format!(
+                    "the operation mixin `{id}` must have smithy.api#Unit as its {key}"
+                ));
+            }
+        }
+    }
+    let resource_properties = [
+        "identifiers",
+        "properties",
+        "create",
+        "put",
+        "read",
+        "update",
+        "delete",
+        "list",
+        "operations",
+        "collectionOperations",
+        "resources",
+    ];
+    if is_mixin
+        && shape_type == "resource"
+        && resource_properties.iter().any(|k| shape.get(k).is_some())
+    {
+        return Err(format!(
+            "the resource mixin `{id}` may not define identifiers, properties, operations or \
+             resources"
+        ));
+    }
+    if let Some(Node::Array(mixins)) = shape.get("mixins") {
+        for mixin in mixins {
+            let Some(mixin) = target_of(mixin) else {
+                continue;
+            };
+            if let Some(mixin_type) = shapes
+                .get(&mixin)
+                .and_then(|m| m.get("type"))
+                .and_then(Node::as_str)
+                && mixin_type != shape_type
+            {
+                return Err(format!(
+                    "the {shape_type} `{id}` cannot use `{mixin}`, a {mixin_type}, as a mixin                      (a mixin has the type of the shape using it)"
+                ));
+            }
+        }
+    }
+    let inherited = inherited_targets(shapes, id, 0)?;
+    for (name, member) in members_of(shape) {
+        if let (Some((target, origin)), Some(own)) = (inherited.get(name), target_of(member))
+            && *target != own
+        {
+            return Err(format!(
+                "the member `{id}${name}` conflicts with the inherited mixin member `{origin}`"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The target of `member` in the mixin `mixin` or its mixins.
 fn mixin_member_target(
     shapes: &IndexMap<String, Node>,
@@ -263,15 +424,47 @@ impl Node {
     }
 }
 
-/// Metadata values: unquoted strings are prelude shape IDs.
-fn resolve_metadata(node: &Node) -> Node {
-    map_shape_ids(node, &|id| {
+/// Metadata values: unquoted strings are prelude shape IDs, and must name
+/// a shape.
+fn resolve_metadata(
+    node: &Node,
+    defined: &HashMap<String, ShapeType>,
+) -> std::result::Result<Node, String> {
+    let resolved = map_shape_ids(node, &|id| {
         if id.contains('#') {
             id.to_owned()
         } else {
             format!("smithy.api#{id}")
         }
-    })
+    });
+    let mut missing = None;
+    visit_shape_ids(node, &mut |id| {
+        let id = if id.contains('#') {
+            id.to_owned()
+        } else {
+            format!("smithy.api#{id}")
+        };
+        let root = id.split_once('$').map_or(id.as_str(), |(r, _)| r);
+        if missing.is_none() && !defined.contains_key(root) && prelude_type(root).is_none() {
+            missing = Some(id.clone());
+        }
+    });
+    match missing {
+        Some(id) => Err(format!(
+            "the syntactic shape ID `{id}` names no shape (quote a string that is not a shape ID)"
+        )),
+        None => Ok(resolved),
+    }
+}
+
+/// Calls `f` with every unquoted string of `node`.
+fn visit_shape_ids(node: &Node, f: &mut dyn FnMut(&str)) {
+    match node {
+        Node::ShapeId(id) => f(id),
+        Node::Array(items) => items.iter().for_each(|n| visit_shape_ids(n, f)),
+        Node::Object(entries) => entries.values().for_each(|n| visit_shape_ids(n, f)),
+        _ => {}
+    }
 }
 
 /// `node` with every unquoted string replaced by `resolve` of it.
@@ -338,6 +531,23 @@ fn merge_trait(
         Some(_) => Err(format!(
             "the trait `{id}` is applied twice with different values"
         )),
+    }
+}
+
+/// An enum's values are strings; an intEnum's, integers that fit an `i32`.
+fn check_enum_value(value: &Node, parent: ShapeType) -> std::result::Result<(), String> {
+    match (parent, value) {
+        (ShapeType::Enum, Node::String(_)) => Ok(()),
+        (ShapeType::Enum, _) => Err("an enum's values are strings".to_owned()),
+        (_, Node::Number(text)) => {
+            if text.contains(['.', 'e', 'E']) {
+                return Err("an intEnum's values are integers, not floating point".to_owned());
+            }
+            text.parse::<i32>()
+                .map(|_| ())
+                .map_err(|_| format!("{text} does not fit a 32-bit integer"))
+        }
+        _ => Err("an intEnum's values are integers".to_owned()),
     }
 }
 
@@ -505,8 +715,28 @@ impl<'a> Resolver<'a> {
                     let node = self.member(member, shape.shape_type, elided)?;
                     out.insert(member.name.clone(), node);
                 }
+                let missing: Vec<&str> = allowed
+                    .iter()
+                    .copied()
+                    .filter(|name| !shape.members.iter().any(|m| m.name == *name))
+                    .collect();
+                if !missing.is_empty() && shape.mixins.is_empty() {
+                    return Err(SyntaxError {
+                        pos: shape.pos,
+                        message: format!("`{id}` needs its {}", missing.join(" and ")),
+                    });
+                }
             }
             ShapeType::Structure | ShapeType::Union | ShapeType::Enum | ShapeType::IntEnum => {
+                if matches!(shape.shape_type, ShapeType::Enum | ShapeType::IntEnum)
+                    && shape.members.is_empty()
+                    && shape.mixins.is_empty()
+                {
+                    return Err(SyntaxError {
+                        pos: shape.pos,
+                        message: format!("the {type_name} `{id}` needs at least one member"),
+                    });
+                }
                 let mut members = IndexMap::new();
                 for member in &shape.members {
                     let node = self.member(member, shape.shape_type, elided)?;
@@ -547,6 +777,12 @@ impl<'a> Resolver<'a> {
         }
         let mut traits = self.traits(member.docs.as_deref(), &member.traits)?;
         if is_enum {
+            if let Some(value) = &member.value {
+                check_enum_value(value, parent).map_err(|message| SyntaxError {
+                    pos: member.pos,
+                    message: format!("the enum member `{}`: {message}", member.name),
+                })?;
+            }
             let value = match &member.value {
                 Some(value) => Some(self.resolve_node(value)),
                 None if parent == ShapeType::Enum

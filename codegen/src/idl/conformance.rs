@@ -44,7 +44,9 @@ fn smithy_files(dir: &Path) -> Vec<PathBuf> {
 /// A model, normalized for comparison: the shapes of every document merged
 /// by ID, `apply` entries merged into the shape or member they name when
 /// it is defined, empty `members`, `traits` and `mixins` dropped, IDL 1.0's
-/// `set` read as a list with `@uniqueItems`, an operation's missing input
+/// `set` read as a list with `@uniqueItems`, a list's and a map's members
+/// with the others, every shape's members with its mixins' (and the traits
+/// applied to them), an operation's missing input
 /// and output as `smithy.api#Unit`, numbers compared by value; the
 /// `smithy` version dropped (a version is per file, not part of the model).
 /// Metadata merged as Smithy merges it (arrays concatenate).
@@ -78,7 +80,7 @@ pub(super) fn normalize(documents: &[Value]) -> Value {
             shapes.insert(id.clone(), normalize_shape(shape));
         }
     }
-    let mut pending = Map::new();
+    let mut pending: Map<String, Value> = Map::new();
     for (id, traits) in applies {
         let (root, member) = match id.split_once('$') {
             Some((root, member)) => (root, Some(member)),
@@ -86,37 +88,26 @@ pub(super) fn normalize(documents: &[Value]) -> Value {
         };
         let slot = shapes.get_mut(root).and_then(|shape| match member {
             None => Some(shape),
-            Some(member) => {
-                if shape.get("members").is_some() {
-                    shape.get_mut("members")?.get_mut(member)
-                } else {
-                    shape.get_mut(member)
-                }
-            }
+            Some(member) => shape.get_mut("members")?.get_mut(member),
         });
         let target = match slot {
-            Some(Value::Object(target)) => target,
-            _ => match pending
+            Some(target) => target,
+            None => pending
                 .entry(id.clone())
-                .or_insert_with(|| Value::Object(Map::new()))
-            {
-                Value::Object(target) => target,
-                _ => unreachable!("inserted as an object"),
-            },
+                .or_insert_with(|| serde_json::json!({})),
         };
-        let existing = target
-            .entry("traits")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(existing) = existing {
-            for (trait_id, value) in traits {
-                let value = numbers(&value);
-                match (existing.get_mut(&trait_id), value) {
-                    (Some(Value::Array(items)), Value::Array(more)) => items.extend(more),
-                    (_, value) => {
-                        existing.insert(trait_id, value);
-                    }
-                }
-            }
+        let mut applied = Map::new();
+        applied.insert("traits".to_owned(), numbers(&Value::Object(traits)));
+        merge_traits(target, &Value::Object(applied));
+    }
+    let ids: Vec<String> = shapes.keys().cloned().collect();
+    let mut flat: HashMap<String, Map<String, Value>> = HashMap::new();
+    for id in &ids {
+        flatten(&shapes, id, &mut pending, &mut flat, 0);
+    }
+    for (id, members) in flat {
+        if let Some(Value::Object(shape)) = shapes.get_mut(&id) {
+            shape.insert("members".to_owned(), Value::Object(members));
         }
     }
     for shape in shapes.values_mut() {
@@ -126,6 +117,7 @@ pub(super) fn normalize(documents: &[Value]) -> Value {
     }
     let mut model = Map::new();
     model.insert("shapes".to_owned(), Value::Object(shapes));
+    pending.retain(|_, value| value.get("traits").is_some_and(|t| !is_empty(t)));
     if !pending.is_empty() {
         model.insert("applied".to_owned(), Value::Object(pending));
     }
@@ -135,9 +127,101 @@ pub(super) fn normalize(documents: &[Value]) -> Value {
     Value::Object(model)
 }
 
+/// Adds the `traits` of `from` to those of `to` (list values concatenate).
+fn merge_traits(to: &mut Value, from: &Value) {
+    let Some(Value::Object(traits)) = from.get("traits") else {
+        return;
+    };
+    let Value::Object(to) = to else {
+        return;
+    };
+    let existing = to
+        .entry("traits")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(existing) = existing {
+        for (trait_id, value) in traits {
+            match (existing.get_mut(trait_id), value) {
+                (Some(Value::Array(items)), Value::Array(more)) => {
+                    items.extend(more.iter().cloned())
+                }
+                (_, value) => {
+                    existing.insert(trait_id.clone(), value.clone());
+                }
+            }
+        }
+    }
+}
+
+/// The members of `id` with its mixins' members (a shape's own member
+/// overrides the target and adds its traits), and the pending `apply`
+/// traits of each: Smithy's model holds a shape's members with its mixins
+/// applied, whether the model wrote an inherited member out or applied
+/// traits to it.
+fn flatten(
+    shapes: &Map<String, Value>,
+    id: &str,
+    pending: &mut Map<String, Value>,
+    flat: &mut HashMap<String, Map<String, Value>>,
+    depth: usize,
+) -> Map<String, Value> {
+    if let Some(done) = flat.get(id) {
+        return done.clone();
+    }
+    let Some(shape) = shapes.get(id) else {
+        return Map::new();
+    };
+    let mut members = Map::new();
+    if depth < 32
+        && let Some(Value::Array(mixins)) = shape.get("mixins")
+    {
+        for mixin in mixins {
+            if let Some(mixin) = mixin.get("target").and_then(Value::as_str) {
+                for (name, member) in flatten(shapes, mixin, pending, flat, depth + 1) {
+                    members.insert(name, member);
+                }
+            }
+        }
+    }
+    if let Some(Value::Object(own)) = shape.get("members") {
+        for (name, member) in own {
+            match members.get_mut(name) {
+                Some(inherited) => {
+                    if let (Value::Object(inherited), Some(target)) =
+                        (&mut *inherited, member.get("target"))
+                    {
+                        inherited.insert("target".to_owned(), target.clone());
+                    }
+                    merge_traits(inherited, member);
+                }
+                None => {
+                    members.insert(name.clone(), member.clone());
+                }
+            }
+        }
+    }
+    for (name, member) in &mut members {
+        if let Some(applied) = pending.remove(&format!("{id}${name}")) {
+            merge_traits(member, &applied);
+        }
+    }
+    flat.insert(id.to_owned(), members.clone());
+    members
+}
+
 fn normalize_shape(shape: &Value) -> Value {
     let mut shape = numbers(shape);
     if let Value::Object(entries) = &mut shape {
+        // A list's `member` and a map's `key` and `value` are members.
+        for key in ["member", "key", "value"] {
+            if let Some(member) = entries.remove(key) {
+                let members = entries
+                    .entry("members")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(members) = members {
+                    members.insert(key.to_owned(), member);
+                }
+            }
+        }
         if entries.get("type") == Some(&Value::from("set")) {
             entries.insert("type".to_owned(), Value::from("list"));
             let traits = entries
@@ -174,13 +258,6 @@ fn drop_empty(entries: &mut Map<String, Value>) {
             {
                 member.remove("traits");
             }
-        }
-    }
-    for key in ["member", "key", "value"] {
-        if let Some(Value::Object(member)) = entries.get_mut(key)
-            && member.get("traits").is_some_and(is_empty)
-        {
-            member.remove("traits");
         }
     }
 }
@@ -369,4 +446,38 @@ fn normalization_compares_models_not_text() {
         "a#S": {"type": "list", "member": {"target": "a#T"}}
     }});
     assert_ne!(normalize(&[a]), normalize(&[c]));
+}
+
+/// Smithy's own message for each invalid case is on its first line; for
+/// the 144 syntax errors (`Syntax error at line L, column C`) the error is
+/// reported on Smithy's line, and, in all but the cases where Smithy points
+/// inside a token this parser reports at its start, at Smithy's column.
+#[test]
+fn syntax_errors_are_reported_where_smithy_reports_them() {
+    let dir = loader_dir().join("invalid");
+    let shared = Value::Object(Map::new());
+    let (mut total, mut columns) = (0, 0);
+    let mut wrong_lines = Vec::new();
+    for path in smithy_files(&dir) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first = text.lines().next().unwrap_or_default();
+        let Some(rest) = first.split("Syntax error at line ").nth(1) else {
+            continue;
+        };
+        let (line, rest) = rest.split_once(", column ").unwrap();
+        let column: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        total += 1;
+        let error = read_idl(&path, &shared).unwrap_err();
+        if !error.contains(&format!("at line {line}, ")) {
+            wrong_lines.push(format!(
+                "{}: Smithy {line}:{column}; {error}",
+                path.display()
+            ));
+        } else if error.contains(&format!("column {column}:")) {
+            columns += 1;
+        }
+    }
+    assert_eq!(total, 144, "the syntax error cases");
+    assert!(wrong_lines.is_empty(), "{}", wrong_lines.join("\n"));
+    assert!(columns >= 129, "{columns} of {total} at Smithy's column");
 }

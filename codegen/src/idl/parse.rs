@@ -456,16 +456,25 @@ impl<'a> Parser<'a> {
         if self.rest().starts_with("\"\"\"") {
             return self.text_block();
         }
+        let start = self.pos();
         self.expect_char('"')?;
         let mut out = String::new();
         loop {
             match self.peek() {
-                None => return self.error("a string that is never closed"),
+                None => {
+                    return self.error(format!(
+                        "the string opened at line {}, column {} is never closed",
+                        start.line, start.column
+                    ));
+                }
                 Some('"') => {
                     self.bump();
                     return Ok(out);
                 }
-                Some('\\') => self.escape(&mut out)?,
+                Some('\\') => self.escape(&mut out).map_err(|e| SyntaxError {
+                    pos: start,
+                    message: e.message,
+                })?,
                 Some('\r') => {
                     self.newline()?;
                     out.push('\n');
@@ -562,10 +571,17 @@ impl<'a> Parser<'a> {
 
     /// A text block, at its opening `"""`.
     fn text_block(&mut self) -> Result<String> {
+        let start = self.pos();
+        let at_start = |message: &str| SyntaxError {
+            pos: start,
+            message: message.to_owned(),
+        };
         self.eat("\"\"\"");
         self.sp();
-        if !self.newline()? {
-            return self.error("a text block must start with a line break after its \"\"\"");
+        if !self.newline().map_err(|e| at_start(&e.message))? {
+            return Err(at_start(
+                "a text block must start with a line break after its \"\"\"",
+            ));
         }
         let mut raw = String::new();
         loop {
@@ -574,7 +590,12 @@ impl<'a> Parser<'a> {
                 break;
             }
             match self.peek() {
-                None => return self.error("a text block that is never closed"),
+                None => {
+                    return self.error(format!(
+                        "the text block opened at line {}, column {} is never closed",
+                        start.line, start.column
+                    ));
+                }
                 Some('\\') => {
                     // Escapes are applied after the incidental whitespace is
                     // removed; keep them as written, marked.
@@ -601,14 +622,19 @@ impl<'a> Parser<'a> {
             }
         }
         let text = strip_incidental_whitespace(&raw);
-        unescape(&text).ok_or(SyntaxError {
-            pos: self.pos(),
-            message: "invalid escape sequence in a text block".to_owned(),
-        })
+        unescape(&text).ok_or_else(|| at_start("invalid escape sequence in a text block"))
     }
 
     /// A number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
     fn number(&mut self) -> Result<String> {
+        let pos = self.pos();
+        self.number_text().map_err(|e| SyntaxError {
+            pos,
+            message: e.message,
+        })
+    }
+
+    fn number_text(&mut self) -> Result<String> {
         let start = self.at;
         let digits = |p: &mut Self| {
             let mut any = false;
@@ -824,6 +850,7 @@ impl<'a> Parser<'a> {
             self.sp();
             self.expect_char(':')?;
             self.sp();
+            let pos = self.pos();
             let value = self.node(0)?;
             match key.as_str() {
                 "version" => {
@@ -928,6 +955,13 @@ impl<'a> Parser<'a> {
                 message: "`set` is IDL 1.0 only: use a list with @uniqueItems".to_owned(),
             });
         }
+        if matches!(shape_type, ShapeType::Enum | ShapeType::IntEnum) && self.version == Version::V1
+        {
+            return Err(SyntaxError {
+                pos,
+                message: format!("`{word}` shapes need IDL 2.0"),
+            });
+        }
         self.expect_sp()?;
         let name_pos = self.pos();
         let name = self.identifier()?;
@@ -964,6 +998,12 @@ impl<'a> Parser<'a> {
                 self.ws()?;
                 self.docs.clear();
                 shape.body = self.node_object(0)?;
+                if self.version == Version::V1 && shape.body.contains_key("properties") {
+                    return Err(SyntaxError {
+                        pos: name_pos,
+                        message: "resource properties need IDL 2.0".to_owned(),
+                    });
+                }
                 file.shapes.push(shape);
             }
             ShapeType::Operation => {
@@ -1205,7 +1245,12 @@ impl<'a> Parser<'a> {
         self.expect_sp()?;
         let pos = self.pos();
         let target = self.shape_id()?;
-        self.ws()?;
+        if !self.ws()? {
+            return self.error(format!(
+                "expected whitespace after the apply target, found {}",
+                self.found()
+            ));
+        }
         let traits = if self.peek() == Some('{') {
             self.bump();
             self.ws()?;
