@@ -9,15 +9,17 @@ use crate::emit::{EmitError, Emitter};
 use crate::error::{CodegenError, ErrorKind};
 use crate::output::write_output_with;
 use crate::service::ServiceView;
+use crate::sources;
 
 /// Generates the Rust file of a Smithy service.
 ///
 /// # Defaults
 ///
-/// No model (set one with [`model`](Self::model) or
-/// [`model_json`](Self::model_json)); the model's only service; `rebound` at
-/// `::rebound`; the AWS rules on (for services with `aws.api#service`);
-/// formatted by `prettyplease` (no `rustfmt` pass).
+/// No model (add sources with [`model`](Self::model),
+/// [`model_json`](Self::model_json) or [`model_idl`](Self::model_idl)); the
+/// model's only service; `rebound` at `::rebound`; the AWS rules on (for
+/// services with `aws.api#service`); formatted by `prettyplease` (no
+/// `rustfmt` pass); no `cargo:rerun-if-changed` lines.
 ///
 /// # Examples
 ///
@@ -36,7 +38,8 @@ use crate::service::ServiceView;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Generator {
-    model: Option<Source>,
+    model: Vec<Source>,
+    rerun_if_changed: bool,
     service: Option<String>,
     crate_path: String,
     aws_rules: bool,
@@ -47,6 +50,7 @@ pub struct Generator {
 enum Source {
     Path(PathBuf),
     Json { origin: String, json: String },
+    Idl { origin: String, text: String },
 }
 
 /// One service's generated file.
@@ -74,7 +78,8 @@ impl Generator {
     #[must_use]
     pub fn new() -> Self {
         Self {
-            model: None,
+            model: Vec::new(),
+            rerun_if_changed: false,
             service: None,
             crate_path: "::rebound".to_owned(),
             aws_rules: true,
@@ -82,21 +87,66 @@ impl Generator {
         }
     }
 
-    /// Reads the model from this JSON AST file: as a stream, the file read
-    /// twice (first to check it) and never held whole beside the model.
+    /// Adds a source of the model: a JSON AST file (`smithy ast`,
+    /// `smithy build`), a Smithy IDL file (`.smithy`), or a directory of
+    /// both (every `.smithy` and `.json` file under it, in path order).
+    /// Sources given more than once are merged as smithy-build merges them:
+    /// the IDL files see the shapes of every other source, a shape defined
+    /// by two sources is an error. A model of one JSON file is read as a
+    /// stream, the file read twice (first to check it) and never held whole
+    /// beside the model.
     #[must_use]
     pub fn model(mut self, path: impl Into<PathBuf>) -> Self {
-        self.model = Some(Source::Path(path.into()));
+        self.model.push(Source::Path(path.into()));
         self
     }
 
-    /// Uses this JSON AST text; `origin` names it in errors.
+    /// Adds this JSON AST text as a source; `origin` names it in errors.
     #[must_use]
     pub fn model_json(mut self, origin: impl Into<String>, json: impl Into<String>) -> Self {
-        self.model = Some(Source::Json {
+        self.model.push(Source::Json {
             origin: origin.into(),
             json: json.into(),
         });
+        self
+    }
+
+    /// Adds this Smithy IDL text as a source; `origin` names it in errors.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rebound_codegen::Generator;
+    ///
+    /// let model = r#"
+    /// $version: "2"
+    /// namespace example
+    ///
+    /// service Weather { errors: [Busy] }
+    ///
+    /// @error("server")
+    /// @retryable(throttling: true)
+    /// structure Busy {}
+    /// "#;
+    /// let source = Generator::new().model_idl("weather.smithy", model).generate()?;
+    /// assert!(source.contains("#[retryable(throttling = true)]"));
+    /// # Ok::<(), rebound_codegen::CodegenError>(())
+    /// ```
+    #[must_use]
+    pub fn model_idl(mut self, origin: impl Into<String>, text: impl Into<String>) -> Self {
+        self.model.push(Source::Idl {
+            origin: origin.into(),
+            text: text.into(),
+        });
+        self
+    }
+
+    /// Whether to print `cargo:rerun-if-changed=PATH` for every file and
+    /// directory of the model read, as a build script should (a directory
+    /// line makes Cargo notice files added to it). Default: `false`.
+    #[must_use]
+    pub const fn rerun_if_changed(mut self, enabled: bool) -> Self {
+        self.rerun_if_changed = enabled;
         self
     }
 
@@ -261,30 +311,70 @@ impl Generator {
     }
 
     fn origin(&self) -> String {
-        match &self.model {
-            Some(Source::Path(path)) => path.display().to_string(),
-            Some(Source::Json { origin, .. }) => origin.clone(),
-            None => "<no model>".to_owned(),
+        let name = |source: &Source| match source {
+            Source::Path(path) => path.display().to_string(),
+            Source::Json { origin, .. } | Source::Idl { origin, .. } => origin.clone(),
+        };
+        match self.model.as_slice() {
+            [] => "<no model>".to_owned(),
+            [one] => name(one),
+            [first, rest @ ..] => format!("{} (and {} more sources)", name(first), rest.len()),
         }
     }
 
-    /// The model's name and the model, read from its file as a stream
-    /// ([`ast::parse_file`]) or from the text given.
+    /// The model's name and the model: one JSON AST file read as a stream
+    /// ([`ast::parse_file`]), one JSON text as it is, anything else merged
+    /// into one JSON AST document first ([`sources::merge`]).
     fn parse(&self) -> Result<(String, ast::Model), CodegenError> {
         let origin = self.origin();
-        let model = match &self.model {
-            Some(Source::Path(path)) => ast::parse_file(&origin, path)?,
-            Some(Source::Json { json, .. }) => ast::parse(&origin, json)?,
-            None => {
+        let model = match self.model.as_slice() {
+            [] => {
                 return Err(CodegenError::new(
                     origin,
                     ErrorKind::Read {
                         source: std::io::Error::new(
                             std::io::ErrorKind::NotFound,
-                            "no model given (Generator::model or Generator::model_json)",
+                            "no model given (Generator::model, model_json or model_idl)",
                         ),
                     },
                 ));
+            }
+            [Source::Json { json, .. }] => ast::parse(&origin, json)?,
+            [Source::Path(path)] if !sources::is_idl_path(path) && !path.is_dir() => {
+                if self.rerun_if_changed {
+                    println!("cargo:rerun-if-changed={}", path.display());
+                }
+                ast::parse_file(&origin, path)?
+            }
+            many => {
+                let mut texts = Vec::new();
+                for source in many {
+                    match source {
+                        Source::Path(path) => {
+                            let (files, watched) = sources::expand(std::slice::from_ref(path))?;
+                            if self.rerun_if_changed {
+                                for path in &watched {
+                                    println!("cargo:rerun-if-changed={}", path.display());
+                                }
+                            }
+                            for file in files {
+                                texts.push(sources::read(&file)?);
+                            }
+                        }
+                        Source::Json { origin, json } => texts.push(sources::Text {
+                            origin: origin.clone(),
+                            text: json.clone(),
+                            is_idl: false,
+                        }),
+                        Source::Idl { origin, text } => texts.push(sources::Text {
+                            origin: origin.clone(),
+                            text: text.clone(),
+                            is_idl: true,
+                        }),
+                    }
+                }
+                let document = sources::merge(&texts)?;
+                ast::parse(&origin, &document.to_json())?
             }
         };
         Ok((origin, model))

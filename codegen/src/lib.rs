@@ -119,6 +119,7 @@ mod names;
 mod output;
 mod plugin;
 mod service;
+mod sources;
 mod traits;
 
 pub use error::{CodegenError, ErrorKind};

@@ -486,7 +486,7 @@ fn map_shape_ids(node: &Node, resolve: &dyn Fn(&str) -> String) -> Node {
 
 /// Sets the metadata `key`: arrays given in two files concatenate, equal
 /// values are one, other conflicts are errors (as Smithy merges them).
-fn merge_metadata(
+pub(crate) fn merge_metadata(
     metadata: &mut IndexMap<String, Node>,
     key: &str,
     value: Node,

@@ -441,7 +441,7 @@ fn normalization_compares_models_not_text() {
         "a#T": {"type": "structure", "members": {"x": {"target": "a#U", "traits": {"smithy.api#default": 1.0}}}},
         "a#S": {"type": "list", "member": {"target": "a#T"}, "traits": {"smithy.api#uniqueItems": {}}}
     }});
-    assert_eq!(normalize(&[a.clone()]), normalize(&[b]));
+    assert_eq!(normalize(std::slice::from_ref(&a)), normalize(&[b]));
     let c = serde_json::json!({"smithy": "2.0", "shapes": {
         "a#S": {"type": "list", "member": {"target": "a#T"}}
     }});

@@ -845,7 +845,6 @@ impl<'a> Parser<'a> {
         while self.peek() == Some('$') {
             self.docs.clear();
             self.bump();
-            let pos = self.pos();
             let key = self.node_key()?;
             self.sp();
             self.expect_char(':')?;
