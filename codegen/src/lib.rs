@@ -109,6 +109,7 @@
 #![deny(missing_docs)]
 
 mod ast;
+mod convert;
 mod docs;
 mod emit;
 mod error;
@@ -122,6 +123,7 @@ mod service;
 mod sources;
 mod traits;
 
+pub use convert::{idl_files, json_ast};
 pub use error::{CodegenError, ErrorKind};
 pub use generator::{GeneratedService, Generator};
 pub use output::{NotAFile, write_output};

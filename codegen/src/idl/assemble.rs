@@ -408,22 +408,6 @@ fn target_of(node: &Node) -> Option<String> {
     node.get("target")?.as_str().map(str::to_owned)
 }
 
-impl Node {
-    fn get(&self, key: &str) -> Option<&Node> {
-        match self {
-            Node::Object(entries) => entries.get(key),
-            _ => None,
-        }
-    }
-
-    fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
-        match self {
-            Node::Object(entries) => entries.get_mut(key),
-            _ => None,
-        }
-    }
-}
-
 /// Metadata values: unquoted strings are prelude shape IDs, and must name
 /// a shape.
 fn resolve_metadata(

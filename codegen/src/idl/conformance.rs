@@ -306,7 +306,7 @@ fn known_shapes(document: &Value) -> Known {
 
 /// A node as a JSON value; a number a float cannot hold (`1e400`) as the
 /// string `number <text>`, so that it still compares by its text.
-fn to_value(node: &Node) -> Value {
+pub(super) fn to_value(node: &Node) -> Value {
     match node {
         Node::Null => Value::Null,
         Node::Bool(b) => Value::Bool(*b),

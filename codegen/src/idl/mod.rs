@@ -9,9 +9,12 @@
 pub(crate) mod assemble;
 pub(crate) mod node;
 pub(crate) mod parse;
+pub(crate) mod write;
 
 #[cfg(test)]
 mod conformance;
+#[cfg(test)]
+mod round_trip;
 
 use crate::error::{CodegenError, ErrorKind};
 use assemble::Known;

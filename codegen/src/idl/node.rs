@@ -40,6 +40,22 @@ impl Node {
         Self::object([("target", Self::String(id.to_owned()))])
     }
 
+    /// The value of `key`, in an object.
+    pub(crate) fn get(&self, key: &str) -> Option<&Node> {
+        match self {
+            Self::Object(entries) => entries.get(key),
+            _ => None,
+        }
+    }
+
+    /// The value of `key`, in an object, to change.
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        match self {
+            Self::Object(entries) => entries.get_mut(key),
+            _ => None,
+        }
+    }
+
     /// The string of a string or shape ID node.
     pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
