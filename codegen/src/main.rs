@@ -1,23 +1,27 @@
-//! `rebound-codegen`: Smithy JSON AST in, Rust error types out.
+//! `rebound-codegen`: Smithy models (JSON AST or IDL) in, Rust error types
+//! out; `rebound-codegen ast`: a model's JSON AST, or its IDL.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
-use rebound_codegen::{ErrorKind, Generator, PluginEnv, run_plugin};
+use clap::{Parser, Subcommand, ValueEnum};
+use rebound_codegen::{ErrorKind, Generator, PluginEnv, idl_files, json_ast, run_plugin};
 
 /// Generates Rust error types carrying their retry behaviour
-/// (`#[derive(rebound::RetryInfo)]`) from a Smithy JSON AST model.
+/// (`#[derive(rebound::RetryInfo)]`) from a Smithy model.
 ///
-/// With no MODEL the model is read from standard input; when
+/// With no MODEL the model is read from standard input (a JSON AST); when
 /// `SMITHY_PLUGIN_DIR` is set (a smithy-build `run` plugin), one
 /// `<sdk id>.rs` per service is written there.
 #[derive(Debug, Parser)]
-#[command(version)]
+#[command(version, args_conflicts_with_subcommands = true)]
 struct Args {
-    /// The model: a Smithy JSON AST file (`smithy ast`, `smithy build`).
-    model: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// The model: Smithy JSON AST files (`smithy ast`, `smithy build`),
+    /// Smithy IDL files (`.smithy`) and directories of both, merged.
+    model: Vec<PathBuf>,
     /// Write here instead of standard output (`-`: standard output). A
     /// regular file is replaced atomically, a symbolic link followed, a
     /// device or FIFO written through.
@@ -37,6 +41,31 @@ struct Args {
     rustfmt: bool,
 }
 
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Prints the model's JSON AST, as `smithy ast` does (or its IDL).
+    Ast {
+        /// The model: JSON AST files, IDL files and directories of both.
+        #[arg(required = true)]
+        model: Vec<PathBuf>,
+        /// What to write.
+        #[arg(long, value_enum, default_value_t = Format::Json)]
+        format: Format,
+        /// Write here instead of standard output: a file, or for IDL of
+        /// several namespaces a directory (one `<namespace>.smithy` each).
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// The JSON AST.
+    Json,
+    /// Smithy IDL 2.0 (1.0 for a 1.0 model).
+    Idl,
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
@@ -49,6 +78,14 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
+    if let Some(Command::Ast {
+        model,
+        format,
+        output,
+    }) = &args.command
+    {
+        return ast(model, *format, output.as_deref());
+    }
     let mut generator = Generator::new()
         .crate_path(&args.crate_path)
         .aws_rules(!args.no_aws_rules)
@@ -56,9 +93,8 @@ fn run(args: &Args) -> Result<(), String> {
     if let Some(service) = &args.service {
         generator = generator.service(service);
     }
-    let generator = match &args.model {
-        Some(path) => generator.model(path),
-        None => {
+    let generator = match args.model.as_slice() {
+        [] => {
             let mut json = String::new();
             std::io::stdin()
                 .read_to_string(&mut json)
@@ -72,6 +108,7 @@ fn run(args: &Args) -> Result<(), String> {
             }
             generator.model_json("<stdin>", json)
         }
+        paths => paths.iter().fold(generator, |g, path| g.model(path)),
     };
     // The model is read and checked first; the file is then written as it
     // is formatted.
@@ -93,5 +130,44 @@ fn run(args: &Args) -> Result<(), String> {
                 .flush()
                 .map_err(|e| format!("cannot write to standard output: {e}"))
         }
+    }
+}
+
+/// `rebound-codegen ast`.
+fn ast(model: &[PathBuf], format: Format, output: Option<&std::path::Path>) -> Result<(), String> {
+    let output = output.filter(|p| p.as_os_str() != "-");
+    let write = |path: &std::path::Path, text: &str| {
+        rebound_codegen::write_output(path, text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    let text = match format {
+        Format::Json => json_ast(model).map_err(|e| e.to_string())? + "\n",
+        Format::Idl => {
+            let mut files = idl_files(model).map_err(|e| e.to_string())?;
+            if files.len() > 1 {
+                let Some(dir) = output else {
+                    let namespaces: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+                    return Err(format!(
+                        "the model has {} namespaces ({}): write them to a directory with -o DIR",
+                        files.len(),
+                        namespaces.join(", ")
+                    ));
+                };
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                for (namespace, text) in &files {
+                    write(&dir.join(format!("{namespace}.smithy")), text)?;
+                }
+                return Ok(());
+            }
+            files.pop().map(|(_, text)| text).unwrap_or_default()
+        }
+    };
+    match output {
+        Some(path) => write(path, &text),
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("cannot write to standard output: {e}")),
     }
 }

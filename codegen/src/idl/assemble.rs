@@ -52,6 +52,12 @@ fn prelude() -> &'static HashMap<String, (ShapeType, bool)> {
     })
 }
 
+/// Whether the prelude has a public shape named `name` (which a relative
+/// shape ID can name).
+pub(crate) fn prelude_is_public(name: &str) -> bool {
+    prelude().get(name).is_some_and(|&(_, public)| public)
+}
+
 /// The type of the shape `id`, if the prelude defines it.
 pub(crate) fn prelude_type(id: &str) -> Option<ShapeType> {
     let name = id.strip_prefix("smithy.api#")?;

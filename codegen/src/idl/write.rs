@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use indexmap::IndexMap;
 
-use super::assemble::prelude_type;
+use super::assemble::{prelude_is_public, prelude_type};
 use super::node::Node;
 use super::parse::is_identifier;
 use crate::ast::ShapeType;
@@ -49,8 +49,8 @@ pub(crate) fn write(document: &Node) -> Result<Vec<IdlText>, WriteError> {
     let types: BTreeMap<&str, &str> = shapes
         .iter()
         .filter_map(|(id, shape)| Some((id.as_str(), shape.get("type")?.as_str()?)))
+        .filter(|(_, shape_type)| *shape_type != "apply")
         .collect();
-    let writer = Writer { types: &types };
     // Each namespace's statements, in the order of its first shape; the
     // metadata goes before the first file's namespace.
     let mut files: IndexMap<&str, String> = IndexMap::new();
@@ -82,9 +82,17 @@ pub(crate) fn write(document: &Node) -> Result<Vec<IdlText>, WriteError> {
         if !is_identifier(name) {
             return Err(format!("`{id}` is not a shape ID the IDL can define"));
         }
+        let writer = Writer {
+            types: &types,
+            namespace,
+        };
         writer.shape(files.entry(namespace).or_default(), id, name, shape)?;
     }
     for (id, shape) in applies {
+        let writer = Writer {
+            types: &types,
+            namespace: namespace_of(id),
+        };
         let text = files.entry(namespace_of(id)).or_default();
         let _ = writeln!(text, "apply {id} {{");
         if let Some(Node::Object(traits)) = shape.get("traits") {
@@ -116,9 +124,31 @@ fn namespace_of(id: &str) -> &str {
 struct Writer<'a> {
     /// Every shape's type, by ID.
     types: &'a BTreeMap<&'a str, &'a str>,
+    /// The namespace of the file written.
+    namespace: &'a str,
 }
 
 impl Writer<'_> {
+    /// `id` as the file can write it: relative when it resolves back to
+    /// itself (a shape of this namespace whose name the prelude does not
+    /// take, or does but the namespace defines; a public prelude shape the
+    /// namespace does not shadow), else absolute.
+    fn id<'i>(&self, id: &'i str) -> &'i str {
+        let Some((namespace, relative)) = id.split_once('#') else {
+            return id;
+        };
+        let name = relative.split_once('$').map_or(relative, |(n, _)| n);
+        let local = format!("{}#{name}", self.namespace);
+        let defined_here = self.types.contains_key(local.as_str());
+        let in_prelude = prelude_is_public(name);
+        let resolves_back = if namespace == self.namespace {
+            defined_here || !in_prelude
+        } else {
+            namespace == "smithy.api" && in_prelude && !defined_here
+        };
+        if resolves_back { relative } else { id }
+    }
+
     /// The value a bare trait (`@id`) gets, by the trait's shape type.
     fn bare_value(&self, trait_id: &str) -> Node {
         let shape_type = self
@@ -142,10 +172,23 @@ impl Writer<'_> {
     fn write_trait(&self, out: &mut String, trait_id: &str, value: &Node, indent: usize) {
         pad(out, indent);
         out.push('@');
-        out.push_str(trait_id);
+        out.push_str(self.id(trait_id));
         if *value != self.bare_value(trait_id) {
             out.push('(');
-            write_value(out, value, indent);
+            match value {
+                // The structured form: `@range(min: 1, max: 10)`.
+                Node::Object(entries) if is_short(value) => {
+                    for (i, (key, value)) in entries.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        write_key(out, key);
+                        out.push_str(": ");
+                        write_value(out, value, indent);
+                    }
+                }
+                _ => write_value(out, value, indent),
+            }
             out.push(')');
         }
         out.push('\n');
@@ -211,15 +254,16 @@ impl Writer<'_> {
             out.push(']');
         }
         match shape_type {
-            "structure" | "union" | "enum" | "intEnum" => {
-                out.push_str(" {\n");
-                if let Some(Node::Object(members)) = shape.get("members") {
+            "structure" | "union" | "enum" | "intEnum" => match shape.get("members") {
+                Some(Node::Object(members)) if !members.is_empty() => {
+                    out.push_str(" {\n");
                     for (member_name, member) in members {
                         self.member(out, id, member_name, member, is_enum)?;
                     }
+                    out.push_str("}\n\n");
                 }
-                out.push_str("}\n\n");
-            }
+                _ => out.push_str(" {}\n\n"),
+            },
             "list" | "set" | "map" => {
                 out.push_str(" {\n");
                 for key in ["member", "key", "value"] {
@@ -274,7 +318,9 @@ impl Writer<'_> {
         pad(out, 1);
         out.push_str(name);
         out.push_str(": ");
-        out.push_str(target(member).ok_or_else(|| format!("`{id}${name}` has no target"))?);
+        out.push_str(
+            self.id(target(member).ok_or_else(|| format!("`{id}${name}` has no target"))?),
+        );
         out.push('\n');
         Ok(())
     }
@@ -304,9 +350,9 @@ impl Writer<'_> {
                         if i > 0 {
                             out.push_str(", ");
                         }
-                        out.push_str(
+                        out.push_str(self.id(
                             target(item).ok_or_else(|| format!("`{id}`: `{key}` has no target"))?,
-                        );
+                        ));
                     }
                     out.push_str("]\n");
                 }
@@ -338,9 +384,9 @@ impl Writer<'_> {
                     pad(out, 1);
                     out.push_str(key);
                     out.push_str(": ");
-                    out.push_str(
+                    out.push_str(self.id(
                         target(value).ok_or_else(|| format!("`{id}`: `{key}` has no target"))?,
-                    );
+                    ));
                     out.push('\n');
                 }
                 _ => return Err(format!("`{id}`: the property `{key}` has no IDL form")),
@@ -369,10 +415,57 @@ fn write_key(out: &mut String, key: &str) {
     }
 }
 
+/// Whether `node` is written on one line: scalars, and arrays and objects
+/// of scalars that fit in 60 characters.
+fn is_short(node: &Node) -> bool {
+    let scalar = |n: &Node| !matches!(n, Node::Array(_) | Node::Object(_));
+    let width = |n: &Node| {
+        let mut text = String::new();
+        write_value(&mut text, n, 0);
+        text.len() + 2
+    };
+    match node {
+        Node::Array(items) => {
+            items.iter().all(scalar) && items.iter().map(width).sum::<usize>() <= 60
+        }
+        Node::Object(entries) => {
+            entries.values().all(scalar)
+                && entries
+                    .iter()
+                    .map(|(k, v)| k.len() + 2 + width(v))
+                    .sum::<usize>()
+                    <= 60
+        }
+        _ => true,
+    }
+}
+
 /// A node value in IDL syntax (strings always quoted: an unquoted one
 /// would be a shape ID).
 fn write_value(out: &mut String, node: &Node, indent: usize) {
     match node {
+        Node::Array(items) if !items.is_empty() && items.len() <= 8 && is_short(node) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_value(out, item, indent);
+            }
+            out.push(']');
+        }
+        Node::Object(entries) if !entries.is_empty() && entries.len() <= 4 && is_short(node) => {
+            out.push_str("{ ");
+            for (i, (key, value)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_key(out, key);
+                out.push_str(": ");
+                write_value(out, value, indent);
+            }
+            out.push_str(" }");
+        }
         Node::Null => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Node::Number(n) => out.push_str(n),
