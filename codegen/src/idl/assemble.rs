@@ -132,19 +132,23 @@ pub(crate) fn assemble(files: &[IdlFile], known: &Known) -> Result<Node> {
             }
         }
     }
+    let mut found = HashMap::new();
     for member in &elided {
-        fill_elided(&mut shapes, member)?;
+        fill_elided(&mut shapes, member, &mut found)?;
     }
+    let mut inherited = HashMap::new();
     for (index, file) in files.iter().enumerate() {
         let namespace = file.namespace.as_deref().unwrap_or_default();
         for shape in &file.shapes {
             let id = format!("{namespace}#{}", shape.name);
-            check_mixins(&shapes, &id, file.version).map_err(|message| AssemblyError {
-                file: index,
-                error: SyntaxError {
-                    pos: shape.pos,
-                    message,
-                },
+            check_mixins(&shapes, &id, file.version, &mut inherited).map_err(|message| {
+                AssemblyError {
+                    file: index,
+                    error: SyntaxError {
+                        pos: shape.pos,
+                        message,
+                    },
+                }
             })?;
         }
     }
@@ -193,9 +197,16 @@ struct Elided {
     pos: Pos,
 }
 
+/// What [`mixin_member_target`] found for a mixin and a member name.
+type Found = HashMap<(String, String), Option<String>>;
+
 /// The target of an elided member: the bound resource's identifier or
 /// property, else a mixin's member (through the mixins' own mixins).
-fn fill_elided(shapes: &mut IndexMap<String, Node>, elided: &Elided) -> Result<()> {
+fn fill_elided(
+    shapes: &mut IndexMap<String, Node>,
+    elided: &Elided,
+    found: &mut Found,
+) -> Result<()> {
     let from_resource = elided.for_resource.as_ref().and_then(|resource| {
         let resource = shapes.get(resource)?;
         ["identifiers", "properties"]
@@ -206,7 +217,7 @@ fn fill_elided(shapes: &mut IndexMap<String, Node>, elided: &Elided) -> Result<(
         elided
             .mixins
             .iter()
-            .find_map(|mixin| mixin_member_target(shapes, mixin, &elided.member, 0))
+            .find_map(|mixin| mixin_member_target(shapes, mixin, &elided.member, 0, found))
     });
     let Some(target) = target else {
         return Err(AssemblyError {
@@ -246,13 +257,21 @@ fn members_of(shape: &Node) -> Vec<(&str, &Node)> {
     }
 }
 
+/// What [`inherited_targets`] found for each shape.
+type Inherited = HashMap<String, std::result::Result<IndexMap<String, (String, String)>, String>>;
+
 /// The targets of the members `id` has through its mixins, each named with
-/// the mixin member it comes from; an error when two disagree.
+/// the mixin member it comes from; an error when two disagree. Each shape
+/// is worked out once (`memo`).
 fn inherited_targets(
     shapes: &IndexMap<String, Node>,
     id: &str,
     depth: usize,
+    memo: &mut Inherited,
 ) -> std::result::Result<IndexMap<String, (String, String)>, String> {
+    if let Some(known) = memo.get(id) {
+        return known.clone();
+    }
     let mut inherited: IndexMap<String, (String, String)> = IndexMap::new();
     let Some(shape) = shapes.get(id) else {
         return Ok(inherited);
@@ -272,7 +291,7 @@ fn inherited_targets(
         let Some(mixin_shape) = shapes.get(&mixin) else {
             continue;
         };
-        let mut from = inherited_targets(shapes, &mixin, depth + 1)?;
+        let mut from = inherited_targets(shapes, &mixin, depth + 1, memo)?;
         for (name, member) in members_of(mixin_shape) {
             if let Some(target) = target_of(member) {
                 from.insert(name.to_owned(), (target, format!("{mixin}${name}")));
@@ -281,9 +300,11 @@ fn inherited_targets(
         for (name, (target, origin)) in from {
             match inherited.get(&name) {
                 Some((existing, first)) if *existing != target => {
-                    return Err(format!(
+                    let error = format!(
                         "the member `{origin}` conflicts with the inherited mixin member `{first}`"
-                    ));
+                    );
+                    memo.insert(id.to_owned(), Err(error.clone()));
+                    return Err(error);
                 }
                 Some(_) => {}
                 None => {
@@ -292,6 +313,7 @@ fn inherited_targets(
             }
         }
     }
+    memo.insert(id.to_owned(), Ok(inherited.clone()));
     Ok(inherited)
 }
 
@@ -303,6 +325,7 @@ fn check_mixins(
     shapes: &IndexMap<String, Node>,
     id: &str,
     version: Version,
+    memo: &mut Inherited,
 ) -> std::result::Result<(), String> {
     let Some(shape) = shapes.get(id) else {
         return Ok(());
@@ -369,7 +392,7 @@ fn check_mixins(
             }
         }
     }
-    let inherited = inherited_targets(shapes, id, 0)?;
+    let inherited = inherited_targets(shapes, id, 0, memo)?;
     for (name, member) in members_of(shape) {
         if let (Some((target, origin)), Some(own)) = (inherited.get(name), target_of(member))
             && *target != own
@@ -382,15 +405,22 @@ fn check_mixins(
     Ok(())
 }
 
-/// The target of `member` in the mixin `mixin` or its mixins.
+/// The target of `member` in the mixin `mixin` or its mixins; each mixin
+/// and name is looked up once (`found`), so that mixins shared along many
+/// paths cost no more than one.
 fn mixin_member_target(
     shapes: &IndexMap<String, Node>,
     mixin: &str,
     member: &str,
     depth: usize,
+    found: &mut Found,
 ) -> Option<String> {
     if depth > MAX_MIXIN_DEPTH {
         return None;
+    }
+    let key = (mixin.to_owned(), member.to_owned());
+    if let Some(known) = found.get(&key) {
+        return known.clone();
     }
     let shape = shapes.get(mixin)?;
     let own = match shape.get("members") {
@@ -398,16 +428,17 @@ fn mixin_member_target(
         // A list's `member`, a map's `key` and `value`.
         None => shape.get(member),
     };
-    if let Some(target) = own.and_then(target_of) {
-        return Some(target);
-    }
-    let Some(Node::Array(mixins)) = shape.get("mixins") else {
-        return None;
-    };
-    mixins.iter().find_map(|m| {
-        let id = target_of(m)?;
-        mixin_member_target(shapes, &id, member, depth + 1)
-    })
+    let target = own.and_then(target_of).or_else(|| {
+        let Some(Node::Array(mixins)) = shape.get("mixins") else {
+            return None;
+        };
+        mixins.iter().find_map(|m| {
+            let id = target_of(m)?;
+            mixin_member_target(shapes, &id, member, depth + 1, found)
+        })
+    });
+    found.insert(key, target.clone());
+    target
 }
 
 fn target_of(node: &Node) -> Option<String> {
