@@ -185,6 +185,19 @@ impl Generator {
         self
     }
 
+    /// Reads the model and checks it as [`generate`](Self::generate) does
+    /// (every reference, every `@error` trait, the service chosen), without
+    /// generating: a quick validation of a model, or of its sources.
+    ///
+    /// # Errors
+    ///
+    /// As [`generate`](Self::generate).
+    pub fn check(&self) -> Result<(), CodegenError> {
+        let (origin, model) = self.parse()?;
+        ServiceView::select(&origin, &model, self.service.as_deref())?;
+        Ok(())
+    }
+
     /// The file of the chosen service (or the model's only one).
     ///
     /// # Errors
@@ -373,8 +386,13 @@ impl Generator {
                         }),
                     }
                 }
+                // Each form is dropped once the next is made: the texts, the
+                // document, then its JSON once read.
                 let document = sources::merge(&texts)?;
-                ast::parse(&origin, &document.to_json())?
+                drop(texts);
+                let json = document.to_json();
+                drop(document);
+                ast::parse(&origin, &json)?
             }
         };
         Ok((origin, model))

@@ -39,6 +39,10 @@ struct Args {
     /// Pass the output through rustfmt (`$RUSTFMT`, else `rustfmt`).
     #[arg(long)]
     rustfmt: bool,
+    /// Read and check the model (its references, `@error` traits and
+    /// service), and write nothing.
+    #[arg(long)]
+    check: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,8 +55,9 @@ enum Command {
         /// What to write.
         #[arg(long, value_enum, default_value_t = Format::Json)]
         format: Format,
-        /// Write here instead of standard output: a file, or for IDL of
-        /// several namespaces a directory (one `<namespace>.smithy` each).
+        /// Write here instead of standard output: a file, or for IDL a
+        /// directory (one `<namespace>.smithy` each; needed when the model
+        /// has several namespaces).
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
@@ -110,6 +115,9 @@ fn run(args: &Args) -> Result<(), String> {
         }
         paths => paths.iter().fold(generator, |g, path| g.model(path)),
     };
+    if args.check {
+        return generator.check().map_err(|e| e.to_string());
+    }
     // The model is read and checked first; the file is then written as it
     // is formatted.
     match &args.output {
@@ -144,7 +152,7 @@ fn ast(model: &[PathBuf], format: Format, output: Option<&std::path::Path>) -> R
         Format::Json => json_ast(model).map_err(|e| e.to_string())? + "\n",
         Format::Idl => {
             let mut files = idl_files(model).map_err(|e| e.to_string())?;
-            if files.len() > 1 {
+            if files.len() > 1 || output.is_some_and(std::path::Path::is_dir) {
                 let Some(dir) = output else {
                     let namespaces: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
                     return Err(format!(

@@ -8,6 +8,8 @@
 //! Node values nest at most [`MAX_DEPTH`] deep, so that no input can
 //! exhaust the stack; every loop consumes input, so none can hang.
 
+use std::collections::HashSet;
+
 use indexmap::IndexMap;
 
 use super::node::Node;
@@ -1074,6 +1076,7 @@ impl<'a> Parser<'a> {
         self.expect_char('{')?;
         self.ws()?;
         let mut members: Vec<MemberDef> = Vec::new();
+        let mut names = HashSet::new();
         while self.peek() != Some('}') {
             if self.eof() {
                 return self.error("a shape body that is never closed");
@@ -1100,7 +1103,7 @@ impl<'a> Parser<'a> {
                 self.sp();
                 (name, Some(self.shape_id()?))
             };
-            if members.iter().any(|m| m.name == name) {
+            if !names.insert(name.clone()) {
                 return Err(SyntaxError {
                     pos,
                     message: format!("the member `{name}` is defined twice"),
