@@ -165,11 +165,17 @@ pub(super) fn process_runs(
         "runs",
         |progress| traffic::run_experiment(traffic, seed, progress),
     );
+    // The test's 10-process cases, then its 50-process ones.
+    let fifty = limited.with_processes(50);
     let limited_runs = with_bar(
         "fleet: limited service",
-        limited.run_count() as u64,
+        2 * limited.run_count() as u64,
         "runs",
-        |progress| limited::run_experiment(limited, seed, progress),
+        |progress| {
+            let mut runs = limited::run_experiment(limited, seed, &progress);
+            runs.extend(limited::run_experiment(&fifty, seed, &progress));
+            runs
+        },
     );
     (traffic_runs, limited_runs)
 }
@@ -188,9 +194,9 @@ pub(super) fn process_section(
         "## Beside the processes: background failures before an outage ({} processes, {} requests/s \
          in all, healthy {} s then down {} s; quota {}, leases of {}, refresh every {:.3} s, store round \
          trip {} ms; {} runs each, seeds {seed}–{})\n\n{}\n\
-         ## Beside the processes: throttling from the first request ({} processes × {} loops each \
-         starting a request every {} s, against {} requests/s admitted in {} s windows; exchanges every \
-         {} s; {} s runs; {} runs each, seeds {seed}–{})\n\n{}",
+         ## Beside the processes: throttling from the first request ({} and 50 processes × {} loops \
+         each starting a request every {} s and {} s, against {} requests/s admitted in {} s windows; \
+         exchanges every {} s; {} s runs; {} runs each, seeds {seed}–{})\n\n{}",
         traffic
             .processes
             .iter()
@@ -210,6 +216,7 @@ pub(super) fn process_section(
         limited.processes,
         limited.tasks,
         limited.period,
+        limited.with_processes(50).period,
         limited.admitted_rate(),
         limited.window,
         limited.sharer.refresh_period,

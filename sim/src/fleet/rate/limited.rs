@@ -107,6 +107,21 @@ pub struct LimitedParams {
     pub runs: u64,
 }
 
+impl LimitedParams {
+    /// The same scenario with `processes` processes, the fleet still offering
+    /// twice the admitted rate (each loop's period scaled), as the test runs
+    /// its 50-process cases.
+    #[must_use]
+    pub fn with_processes(&self, processes: usize) -> Self {
+        let offered = 2.0 * self.admitted_rate();
+        Self {
+            processes,
+            period: (self.tasks * processes) as f64 / offered,
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for LimitedParams {
     fn default() -> Self {
         Self {
@@ -175,6 +190,8 @@ impl Service for FixedWindow {
 /// One run's figures, per second of the run as the test counts them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LimitedRun {
+    /// Processes in the fleet.
+    pub processes: usize,
     /// The start.
     pub start: Start,
     /// The run's seed.
@@ -201,6 +218,13 @@ impl LimitedRun {
         let from = self.admitted.len().saturating_sub(seconds);
         let sum: u64 = self.admitted[from..].iter().sum();
         sum as f64 / seconds.max(1) as f64
+    }
+
+    /// Requests admitted per second over the whole run.
+    #[must_use]
+    pub fn whole(&self) -> f64 {
+        let sum: u64 = self.admitted.iter().sum();
+        sum as f64 / self.admitted.len().max(1) as f64
     }
 
     /// The share of the requests sent that were throttled.
@@ -282,6 +306,7 @@ pub fn run_case(params: &LimitedParams, start: Start, seed: u64) -> LimitedRun {
         bins.iter().skip(skip).take(seconds).map(f).collect()
     };
     LimitedRun {
+        processes: params.processes,
         start,
         seed,
         admitted: per_second(|b| b.successes),
