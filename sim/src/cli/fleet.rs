@@ -172,8 +172,8 @@ pub(super) fn process_runs(
         2 * limited.run_count() as u64,
         "runs",
         |progress| {
-            let mut runs = limited::run_experiment(limited, seed, &progress);
-            runs.extend(limited::run_experiment(&fifty, seed, &progress));
+            let mut runs = limited::run_experiment(limited, seed, progress);
+            runs.extend(limited::run_experiment(&fifty, seed, progress));
             runs
         },
     );
