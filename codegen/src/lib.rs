@@ -1,14 +1,17 @@
 //! Generates Rust error types that carry their retry behaviour from Smithy
-//! models: the JSON AST (`smithy ast`, `smithy build`) in, one Rust file per
-//! service out, every modeled error deriving `rebound`'s
-//! `#[derive(RetryInfo)]` with attributes taken from its Smithy traits.
+//! models: the JSON AST (`smithy ast`, `smithy build`) or `.smithy` IDL
+//! files (read here, no JVM) in, one Rust file per service out, every
+//! modeled error deriving `rebound`'s `#[derive(RetryInfo)]` with
+//! attributes taken from its Smithy traits.
 //!
 //! Three ways to run it:
 //!
-//! - the CLI: `rebound-codegen MODEL.json [-o OUT.rs] [--service SHAPE_ID]
-//!   [--crate-path PATH] [--no-aws-rules]` (standard output without `-o` or
-//!   with `-o -`; [`write_output`] says how a file, a link or a device is
-//!   written);
+//! - the CLI: `rebound-codegen MODEL... [-o OUT.rs] [--service SHAPE_ID]
+//!   [--crate-path PATH] [--no-aws-rules] [--check]`, each MODEL a JSON
+//!   AST, a `.smithy` file or a directory of both (standard output without
+//!   `-o` or with `-o -`; [`write_output`] says how a file, a link or a
+//!   device is written); `rebound-codegen ast MODEL... [--format idl]`
+//!   prints the model's JSON AST ([`json_ast`]) or its IDL ([`idl_files`]);
 //! - a smithy-build `run` plugin: `"run::rebound": {"command":
 //!   ["rebound-codegen"]}` (the model on standard input, one
 //!   `<sdk id>.rs` per service written under `SMITHY_PLUGIN_DIR`);
@@ -20,9 +23,9 @@
 //! // build.rs
 //! fn main() -> Result<(), Box<dyn std::error::Error>> {
 //!     let out = std::path::Path::new(&std::env::var("OUT_DIR")?).join("sqs.rs");
-//!     println!("cargo::rerun-if-changed=models/sqs.json");
 //!     rebound_codegen::Generator::new()
-//!         .model("models/sqs.json")
+//!         .model("models/sqs.json") // or .smithy files, or a directory of both
+//!         .rerun_if_changed(true)
 //!         .generate_to_file(out)?;
 //!     Ok(())
 //! }
