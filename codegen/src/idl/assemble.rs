@@ -505,53 +505,53 @@ fn map_shape_ids(node: &Node, resolve: &dyn Fn(&str) -> String) -> Node {
     }
 }
 
-/// Sets the metadata `key`: arrays given in two files concatenate, equal
-/// values are one, other conflicts are errors (as Smithy merges them).
+/// Sets `key` in `map` as Smithy merges values: two lists concatenate,
+/// equal values are one; `false` (nothing changed) for any other conflict.
+fn merge_value(map: &mut IndexMap<String, Node>, key: &str, value: Node) -> bool {
+    match map.get_mut(key) {
+        None => {
+            map.insert(key.to_owned(), value);
+            true
+        }
+        Some(Node::Array(existing)) => match value {
+            Node::Array(items) => {
+                existing.extend(items);
+                true
+            }
+            _ => false,
+        },
+        Some(existing) => *existing == value,
+    }
+}
+
+/// Sets the metadata `key` ([`merge_value`]'s rules, as Smithy merges the
+/// metadata of several files).
 pub(crate) fn merge_metadata(
     metadata: &mut IndexMap<String, Node>,
     key: &str,
     value: Node,
 ) -> std::result::Result<(), String> {
-    match metadata.get_mut(key) {
-        None => {
-            metadata.insert(key.to_owned(), value);
-            Ok(())
-        }
-        Some(Node::Array(existing)) if matches!(value, Node::Array(_)) => {
-            if let Node::Array(items) = value {
-                existing.extend(items);
-            }
-            Ok(())
-        }
-        Some(existing) if *existing == value => Ok(()),
-        Some(_) => Err(format!(
+    if merge_value(metadata, key, value) {
+        Ok(())
+    } else {
+        Err(format!(
             "the metadata key {key:?} is given two different values"
-        )),
+        ))
     }
 }
 
-/// Adds the trait `id` to `traits`: two list values concatenate, equal
-/// values are one, other conflicts are errors.
+/// Adds the trait `id` to `traits` ([`merge_value`]'s rules).
 fn merge_trait(
     traits: &mut IndexMap<String, Node>,
     id: String,
     value: Node,
 ) -> std::result::Result<(), String> {
-    match traits.get_mut(&id) {
-        None => {
-            traits.insert(id, value);
-            Ok(())
-        }
-        Some(Node::Array(existing)) if matches!(value, Node::Array(_)) => {
-            if let Node::Array(items) = value {
-                existing.extend(items);
-            }
-            Ok(())
-        }
-        Some(existing) if *existing == value => Ok(()),
-        Some(_) => Err(format!(
+    if merge_value(traits, &id, value) {
+        Ok(())
+    } else {
+        Err(format!(
             "the trait `{id}` is applied twice with different values"
-        )),
+        ))
     }
 }
 

@@ -177,16 +177,7 @@ impl Writer<'_> {
             out.push('(');
             match value {
                 // The structured form: `@range(min: 1, max: 10)`.
-                Node::Object(entries) if is_short(value) => {
-                    for (i, (key, value)) in entries.iter().enumerate() {
-                        if i > 0 {
-                            out.push_str(", ");
-                        }
-                        write_key(out, key);
-                        out.push_str(": ");
-                        write_value(out, value, indent);
-                    }
-                }
+                Node::Object(entries) if is_short(value) => write_entries(out, entries, indent),
                 _ => write_value(out, value, indent),
             }
             out.push(')');
@@ -440,6 +431,18 @@ fn is_short(node: &Node) -> bool {
     }
 }
 
+/// `key: value, key: value` on one line.
+fn write_entries(out: &mut String, entries: &IndexMap<String, Node>, indent: usize) {
+    for (i, (key, value)) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_key(out, key);
+        out.push_str(": ");
+        write_value(out, value, indent);
+    }
+}
+
 /// A node value in IDL syntax (strings always quoted: an unquoted one
 /// would be a shape ID).
 fn write_value(out: &mut String, node: &Node, indent: usize) {
@@ -456,14 +459,7 @@ fn write_value(out: &mut String, node: &Node, indent: usize) {
         }
         Node::Object(entries) if !entries.is_empty() && entries.len() <= 4 && is_short(node) => {
             out.push_str("{ ");
-            for (i, (key, value)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_key(out, key);
-                out.push_str(": ");
-                write_value(out, value, indent);
-            }
+            write_entries(out, entries, indent);
             out.push_str(" }");
         }
         Node::Null => out.push_str("null"),
