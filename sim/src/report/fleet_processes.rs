@@ -12,17 +12,17 @@ use crate::fleet::traffic::TrafficRun;
 pub const TOLERANCE: f64 = 0.10;
 
 /// Retries granted from the outage's start on, the fleet's total, measured
-/// with `redis/tests/outage_after_traffic.rs` on a 2-core machine (several
-/// runs of `REBOUND_REQUIRE_REDIS=1 cargo test -p rebound-redis --test
-/// outage_after_traffic -- --nocapture`): `(processes, per cent of first
-/// attempts failing, lowest, highest)`.
+/// with `redis/tests/outage_after_traffic.rs` on a 2-core machine (20 runs
+/// of `REBOUND_REQUIRE_REDIS=1 cargo test -p rebound-redis --test
+/// outage_after_traffic -- --nocapture`, beside a build): `(processes, per
+/// cent of first attempts failing, lowest, highest)`.
 pub const OUTAGE_AFTER_TRAFFIC: [(usize, u32, f64, f64); 6] = [
     (1, 5, 99.0, 100.0),
-    (1, 20, 98.0, 100.0),
-    (20, 5, 91.0, 97.0),
-    (20, 20, 78.0, 90.0),
-    (50, 5, 80.0, 93.0),
-    (50, 20, 58.0, 72.0),
+    (1, 20, 97.0, 100.0),
+    (20, 5, 85.0, 96.0),
+    (20, 20, 68.0, 89.0),
+    (50, 5, 77.0, 90.0),
+    (50, 20, 59.0, 79.0),
 ];
 
 /// What `redis/tests/limiter_processes.rs` measured for one case: the
