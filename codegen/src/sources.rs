@@ -148,22 +148,7 @@ pub(crate) fn merge(texts: &[Text]) -> Result<Node, CodegenError> {
 
 /// The type of a JSON AST shape, when the IDL needs it.
 fn shape_type(shape: &Node) -> Option<ShapeType> {
-    let Node::Object(shape) = shape else {
-        return None;
-    };
-    Some(match shape.get("type")?.as_str()? {
-        "structure" => ShapeType::Structure,
-        "union" => ShapeType::Union,
-        "list" | "set" => ShapeType::List,
-        "map" => ShapeType::Map,
-        "string" => ShapeType::String,
-        "service" => ShapeType::Service,
-        "operation" => ShapeType::Operation,
-        "resource" => ShapeType::Resource,
-        "enum" => ShapeType::Enum,
-        "intEnum" => ShapeType::IntEnum,
-        _ => ShapeType::Document,
-    })
+    ShapeType::parse(shape.get("type")?.as_str()?)
 }
 
 /// Merges JSON AST documents (each with the origin it came from).

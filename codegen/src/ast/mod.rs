@@ -61,7 +61,8 @@ pub(crate) enum ShapeType {
 }
 
 impl ShapeType {
-    fn parse(name: &str) -> Option<Self> {
+    /// The type the AST names `name` (`"set"` is a list).
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Some(match name {
             "blob" => Self::Blob,
             "boolean" => Self::Boolean,

@@ -52,6 +52,17 @@ fn prelude() -> &'static HashMap<String, (ShapeType, bool)> {
     })
 }
 
+/// The value of a trait applied without one (`@required`, `@tags()`), by
+/// the trait's shape type: `{}` for a structure or map (or a trait whose
+/// shape is not known), `[]` for a list, else `null`.
+pub(crate) fn omitted_value(trait_type: Option<ShapeType>) -> Node {
+    match trait_type {
+        Some(ShapeType::Structure | ShapeType::Map) | None => Node::Object(IndexMap::new()),
+        Some(ShapeType::List) => Node::Array(Vec::new()),
+        Some(_) => Node::Null,
+    }
+}
+
 /// Whether the prelude has a public shape named `name` (which a relative
 /// shape ID can name).
 pub(crate) fn prelude_is_public(name: &str) -> bool {
@@ -671,13 +682,7 @@ impl<'a> Resolver<'a> {
             let id = self.resolve(&t.id);
             let value = match &t.value {
                 Some(value) => self.resolve_node(value),
-                None => match self.type_of(&id) {
-                    Some(ShapeType::Structure | ShapeType::Map) | None => {
-                        Node::Object(IndexMap::new())
-                    }
-                    Some(ShapeType::List) => Node::Array(Vec::new()),
-                    Some(_) => Node::Null,
-                },
+                None => omitted_value(self.type_of(&id)),
             };
             merge_trait(&mut out, id, value).map_err(|message| SyntaxError {
                 pos: t.pos,

@@ -291,14 +291,13 @@ fn known_shapes(document: &Value) -> Known {
     let mut known = HashMap::new();
     if let Some(Value::Object(shapes)) = document.get("shapes") {
         for (id, shape) in shapes {
-            let shape_type = match shape.get("type").and_then(Value::as_str) {
-                Some("structure") => ShapeType::Structure,
-                Some("list" | "set") => ShapeType::List,
-                Some("map") => ShapeType::Map,
-                Some("string") => ShapeType::String,
-                _ => continue,
-            };
-            known.insert(id.clone(), shape_type);
+            if let Some(shape_type) = shape
+                .get("type")
+                .and_then(Value::as_str)
+                .and_then(ShapeType::parse)
+            {
+                known.insert(id.clone(), shape_type);
+            }
         }
     }
     known

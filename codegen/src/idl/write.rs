@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use indexmap::IndexMap;
 
-use super::assemble::{prelude_is_public, prelude_type};
+use super::assemble::{omitted_value, prelude_is_public, prelude_type};
 use super::node::Node;
 use super::parse::is_identifier;
 use crate::ast::ShapeType;
@@ -154,19 +154,9 @@ impl Writer<'_> {
         let shape_type = self
             .types
             .get(trait_id)
-            .copied()
-            .map(|t| match t {
-                "structure" => Some(ShapeType::Structure),
-                "map" => Some(ShapeType::Map),
-                "list" | "set" => Some(ShapeType::List),
-                _ => Some(ShapeType::String),
-            })
-            .unwrap_or_else(|| prelude_type(trait_id));
-        match shape_type {
-            Some(ShapeType::Structure | ShapeType::Map) | None => Node::Object(IndexMap::new()),
-            Some(ShapeType::List) => Node::Array(Vec::new()),
-            Some(_) => Node::Null,
-        }
+            .and_then(|t| ShapeType::parse(t))
+            .or_else(|| prelude_type(trait_id));
+        omitted_value(shape_type)
     }
 
     fn write_trait(&self, out: &mut String, trait_id: &str, value: &Node, indent: usize) {
