@@ -203,15 +203,6 @@ pub struct LimitedRun {
 }
 
 impl LimitedRun {
-    /// The second in which the fleet first admitted `share` of `rate`, after
-    /// the second of its first throttle.
-    #[must_use]
-    pub fn reached(&self, share: f64, rate: f64) -> Option<usize> {
-        let target = (rate * share).floor() as u64;
-        let first = self.throttled.iter().position(|&n| n > 0).unwrap_or(0);
-        (first + 1..self.admitted.len()).find(|&s| self.admitted[s] >= target)
-    }
-
     /// Requests admitted per second over the last `seconds` seconds.
     #[must_use]
     pub fn last(&self, seconds: usize) -> f64 {
