@@ -57,5 +57,5 @@ fn read(paths: &[PathBuf]) -> Result<crate::idl::node::Node, CodegenError> {
         .iter()
         .map(|path| sources::read(path))
         .collect::<Result<Vec<_>, _>>()?;
-    sources::merge(&texts)
+    sources::merge(texts)
 }

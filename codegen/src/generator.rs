@@ -386,13 +386,10 @@ impl Generator {
                         }),
                     }
                 }
-                // Each form is dropped once the next is made: the texts, the
-                // document, then its JSON once read.
-                let document = sources::merge(&texts)?;
-                drop(texts);
-                let json = document.to_json();
-                drop(document);
-                ast::parse(&origin, &json)?
+                // The texts are dropped once the document is made, and the
+                // document as its shapes are read.
+                let document = sources::merge(texts)?;
+                ast::from_document(&origin, document)?
             }
         };
         Ok((origin, model))

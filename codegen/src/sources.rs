@@ -105,14 +105,16 @@ pub(crate) fn read(path: &Path) -> Result<Text, CodegenError> {
 }
 
 /// One JSON AST document of `texts`: the JSON ones read, the IDL ones
-/// assembled with the JSON ones' shapes known, all merged.
-pub(crate) fn merge(texts: &[Text]) -> Result<Node, CodegenError> {
+/// assembled with the JSON ones' shapes known, all merged. Each text is
+/// dropped once read.
+pub(crate) fn merge(texts: Vec<Text>) -> Result<Node, CodegenError> {
+    let (idl, json): (Vec<Text>, Vec<Text>) = texts.into_iter().partition(|t| t.is_idl);
     let mut documents = Vec::new();
     let mut known = Known::new();
-    for text in texts.iter().filter(|t| !t.is_idl) {
-        let document = parse_node(&text.text).map_err(|e| {
+    for Text { origin, text, .. } in json {
+        let document = parse_node(&text).map_err(|e| {
             CodegenError::new(
-                &text.origin,
+                &origin,
                 ErrorKind::Json {
                     line: e.pos.line,
                     column: e.pos.column,
@@ -120,6 +122,7 @@ pub(crate) fn merge(texts: &[Text]) -> Result<Node, CodegenError> {
                 },
             )
         })?;
+        drop(text);
         if let Node::Object(top) = &document
             && let Some(Node::Object(shapes)) = top.get("shapes")
         {
@@ -129,19 +132,19 @@ pub(crate) fn merge(texts: &[Text]) -> Result<Node, CodegenError> {
                 }
             }
         }
-        documents.push((text.origin.as_str(), document));
+        documents.push((origin, document));
     }
-    let idl: Vec<Source<'_>> = texts
-        .iter()
-        .filter(|t| t.is_idl)
-        .map(|t| Source {
-            origin: &t.origin,
-            text: &t.text,
-        })
-        .collect();
-    if !idl.is_empty() {
-        let origin = idl[0].origin;
-        documents.push((origin, idl::to_json_ast(&idl, &known)?));
+    if let Some(first) = idl.first() {
+        let origin = first.origin.clone();
+        let mut files = Vec::with_capacity(idl.len());
+        for Text { origin, text, .. } in idl {
+            let file = idl::parse_file(&Source {
+                origin: &origin,
+                text: &text,
+            })?;
+            files.push((origin, file));
+        }
+        documents.push((origin, idl::assemble_files(files, &known)?));
     }
     combine(documents)
 }
@@ -152,7 +155,7 @@ fn shape_type(shape: &Node) -> Option<ShapeType> {
 }
 
 /// Merges JSON AST documents (each with the origin it came from).
-fn combine(documents: Vec<(&str, Node)>) -> Result<Node, CodegenError> {
+fn combine(documents: Vec<(String, Node)>) -> Result<Node, CodegenError> {
     let mut version = "2.0".to_owned();
     let mut metadata: IndexMap<String, Node> = IndexMap::new();
     let mut shapes: IndexMap<String, Node> = IndexMap::new();
@@ -166,7 +169,7 @@ fn combine(documents: Vec<(&str, Node)>) -> Result<Node, CodegenError> {
     for (origin, document) in documents {
         let not_smithy = |reason: &str| {
             CodegenError::new(
-                origin,
+                &origin,
                 ErrorKind::NotSmithy {
                     reason: reason.to_owned(),
                 },

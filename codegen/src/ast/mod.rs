@@ -32,6 +32,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::{CodegenError, ErrorKind};
+use crate::idl::node::Node;
 
 /// The shape types of Smithy IDL 2.0 (and 1.0's `set`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -278,38 +279,71 @@ pub(crate) fn parse_file(origin: &str, path: &Path) -> Result<Model, CodegenErro
     })
 }
 
+/// Reads a JSON AST document held in memory (the one IDL sources are
+/// assembled into), as [`parse`] reads its text: the document is taken
+/// apart shape by shape, each freed once read.
+pub(crate) fn from_document(origin: &str, document: Node) -> Result<Model, CodegenError> {
+    let outline = stream::Outline::of_document(&document);
+    build(origin, &outline, |on_shape| {
+        stream::shapes(document, outline.shapes, on_shape)
+    })
+}
+
 /// Reads a JSON AST through `open`, which gives a deserializer of the whole
 /// document each time it is called (twice).
 fn read<'de, R: serde_json::de::Read<'de>>(
     origin: &str,
     open: &mut dyn FnMut() -> Result<serde_json::Deserializer<R>, CodegenError>,
 ) -> Result<Model, CodegenError> {
-    let fail = |kind| CodegenError::new(origin, kind);
-    // A file that fails to read is a read error, anything else an error of
-    // the JSON, at its line and column.
-    let json_error = |e: serde_json::Error| {
-        if e.is_io() {
-            return fail(ErrorKind::Read {
+    // The first pass checks that the text is JSON (for the line and column
+    // of a syntax error) and notes the top level.
+    let mut de = open()?;
+    let outline = stream::outline(&mut de).map_err(|e| json_error(origin, e))?;
+    de.end().map_err(|e| json_error(origin, e))?;
+    drop(de);
+    let mut de = open()?;
+    build(origin, &outline, |on_shape| {
+        stream::shapes(&mut de, outline.shapes, on_shape)
+    })
+}
+
+/// A failure of the JSON reader: of reading the file, or of the JSON at
+/// its line and column.
+fn json_error(origin: &str, e: serde_json::Error) -> CodegenError {
+    if e.is_io() {
+        return CodegenError::new(
+            origin,
+            ErrorKind::Read {
                 source: std::io::Error::from(e),
-            });
-        }
-        fail(ErrorKind::Json {
+            },
+        );
+    }
+    CodegenError::new(
+        origin,
+        ErrorKind::Json {
             line: e.line(),
             column: e.column(),
             message: json_message(&e.to_string()),
-        })
-    };
+        },
+    )
+}
+
+/// The model of a document whose top level is `outline`, its shapes read
+/// by `read_shapes` ([`stream::shapes`] over the document), which hands each
+/// shape to the function it is given.
+fn build(
+    origin: &str,
+    outline: &stream::Outline,
+    read_shapes: impl FnOnce(
+        &mut stream::OnShape<'_>,
+    ) -> Result<Option<stream::Stop>, serde_json::Error>,
+) -> Result<Model, CodegenError> {
+    let fail = |kind| CodegenError::new(origin, kind);
     let not_smithy = |reason: &str| {
         fail(ErrorKind::NotSmithy {
             reason: reason.to_owned(),
         })
     };
-    // The first pass checks that the text is JSON (for the line and column
-    // of a syntax error) and notes the top level.
-    let mut de = open()?;
-    let outline = stream::outline(&mut de).map_err(json_error)?;
-    de.end().map_err(json_error)?;
-    drop(de);
     if !outline.is_object {
         return Err(not_smithy("the document is not a JSON object"));
     }
@@ -329,10 +363,10 @@ fn read<'de, R: serde_json::de::Read<'de>>(
     if outline.shapes == 1 && !outline.shapes_is_object {
         return Err(not_smithy("`shapes` is not an object"));
     }
-    if let Some(id) = outline.repeated {
+    if let Some(id) = &outline.repeated {
         return Err(fail(ErrorKind::InvalidShape {
-            pointer: pointer(&["shapes", &id]),
-            shape: id,
+            pointer: pointer(&["shapes", id]),
+            shape: id.clone(),
             message: "the shape is defined more than once".to_owned(),
         }));
     }
@@ -368,8 +402,7 @@ fn read<'de, R: serde_json::de::Read<'de>>(
         shapes.insert(id, shape);
         Ok(())
     };
-    let mut de = open()?;
-    let stop = stream::shapes(&mut de, outline.shapes, &mut on_shape).map_err(json_error)?;
+    let stop = read_shapes(&mut on_shape).map_err(|e| json_error(origin, e))?;
     match stop {
         None => {}
         Some(stream::Stop::Refused(e)) => return Err(e),
@@ -390,7 +423,6 @@ fn read<'de, R: serde_json::de::Read<'de>>(
             }));
         }
     }
-    drop(de);
     let inherited = apply_mixins(origin, &mut shapes, &mixins)?;
     let model = Model { shapes };
     check_nesting(origin, &model, &inherited)?;

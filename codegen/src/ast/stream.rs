@@ -15,6 +15,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Value;
 
 use super::RawShape;
+use crate::idl::node::Node;
 
 /// What the first pass notes about a document.
 #[derive(Debug, Default)]
@@ -32,6 +33,36 @@ pub(super) struct Outline {
     pub(super) applied: HashSet<String>,
     /// The first shape ID given twice.
     pub(super) repeated: Option<String>,
+}
+
+impl Outline {
+    /// The outline of a document held in memory.
+    pub(super) fn of_document(document: &Node) -> Self {
+        let mut outline = Self::default();
+        let Node::Object(top) = document else {
+            return outline;
+        };
+        outline.is_object = true;
+        outline.smithy = top.get("smithy").map(|smithy| match smithy {
+            Node::String(version) => Value::String(version.clone()),
+            _ => Value::Null,
+        });
+        let Some(shapes) = top.get("shapes") else {
+            return outline;
+        };
+        outline.shapes = 1;
+        let Node::Object(shapes) = shapes else {
+            return outline;
+        };
+        outline.shapes_is_object = true;
+        for (id, shape) in shapes {
+            if shape.get("type").and_then(Node::as_str) == Some("apply") {
+                outline.applied.insert(id.clone());
+            }
+            outline.ids.insert(id.clone());
+        }
+        outline
+    }
 }
 
 /// Reads the outline of the document `de` holds: any JSON value is read
@@ -173,6 +204,10 @@ impl<'de> Visitor<'de> for IsApply {
     }
 }
 
+/// What the second pass hands each shape to: its ID and what it read.
+pub(super) type OnShape<'a> =
+    dyn FnMut(String, RawShape) -> Result<(), crate::error::CodegenError> + 'a;
+
 /// Why the second pass stopped at a shape.
 #[derive(Debug)]
 pub(super) enum Stop {
@@ -197,7 +232,7 @@ pub(super) enum Stop {
 pub(super) fn shapes<'de, D: Deserializer<'de>>(
     de: D,
     shapes: usize,
-    on_shape: &mut dyn FnMut(String, RawShape) -> Result<(), crate::error::CodegenError>,
+    on_shape: &mut OnShape<'_>,
 ) -> Result<Option<Stop>, D::Error> {
     let mut stop = None;
     let result = de.deserialize_map(TopShapes {
@@ -215,7 +250,7 @@ pub(super) fn shapes<'de, D: Deserializer<'de>>(
 /// The document, in the second pass.
 struct TopShapes<'a> {
     shapes: usize,
-    on_shape: &'a mut dyn FnMut(String, RawShape) -> Result<(), crate::error::CodegenError>,
+    on_shape: &'a mut OnShape<'a>,
     stop: &'a mut Option<Stop>,
 }
 
@@ -247,7 +282,7 @@ impl<'de> Visitor<'de> for TopShapes<'_> {
 
 /// `shapes`, in the second pass: each shape read and handed on.
 struct ShapesSeed<'a> {
-    on_shape: &'a mut dyn FnMut(String, RawShape) -> Result<(), crate::error::CodegenError>,
+    on_shape: &'a mut OnShape<'a>,
     stop: &'a mut Option<Stop>,
 }
 
@@ -281,7 +316,7 @@ impl<'de> Visitor<'de> for ShapesSeed<'_> {
 /// One shape, in the second pass.
 struct ShapeSeed<'a> {
     id: String,
-    on_shape: &'a mut dyn FnMut(String, RawShape) -> Result<(), crate::error::CodegenError>,
+    on_shape: &'a mut OnShape<'a>,
     stop: &'a mut Option<Stop>,
 }
 

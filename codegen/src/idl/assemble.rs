@@ -81,7 +81,7 @@ pub(crate) type Known = HashMap<String, ShapeType>;
 
 /// Assembles `files` into one JSON AST document. `known` holds the shapes
 /// that other sources define, for resolution and trait defaults.
-pub(crate) fn assemble(files: &[IdlFile], known: &Known) -> Result<Node> {
+pub(crate) fn assemble(files: Vec<IdlFile>, known: &Known) -> Result<Node> {
     let mut defined: HashMap<String, ShapeType> = known.clone();
     for (index, file) in files.iter().enumerate() {
         let namespace = file.namespace.as_deref().unwrap_or_default();
@@ -102,34 +102,51 @@ pub(crate) fn assemble(files: &[IdlFile], known: &Known) -> Result<Node> {
     let mut applies: IndexMap<String, (IndexMap<String, Node>, usize, Pos)> = IndexMap::new();
     let mut elided: Vec<Elided> = Vec::new();
     let mut metadata: IndexMap<String, Node> = IndexMap::new();
-    for (index, file) in files.iter().enumerate() {
+    let all_v1 = !files.is_empty() && files.iter().all(|f| f.version == Version::V1);
+    // Each statement is consumed as it is assembled; what the mixin checks
+    // need of it afterwards is kept in `defs`.
+    let mut defs: Vec<(String, Pos, Version, usize)> = Vec::new();
+    for (index, file) in files.into_iter().enumerate() {
         let fail = |error| AssemblyError { file: index, error };
-        let resolver = Resolver::new(file, &defined).map_err(fail)?;
-        for (key, value, pos) in &file.metadata {
+        let IdlFile {
+            version,
+            metadata: entries,
+            namespace,
+            uses,
+            shapes: statements,
+            applies: apply_statements,
+        } = file;
+        let resolver =
+            Resolver::new(namespace.as_deref(), &uses, &statements, &defined).map_err(fail)?;
+        for (key, value, pos) in entries {
             let value = resolve_metadata(value, &defined)
-                .map_err(|message| fail(SyntaxError { pos: *pos, message }))?;
-            merge_metadata(&mut metadata, key, value)
-                .map_err(|message| fail(SyntaxError { pos: *pos, message }))?;
+                .map_err(|message| fail(SyntaxError { pos, message }))?;
+            merge_metadata(&mut metadata, &key, value)
+                .map_err(|message| fail(SyntaxError { pos, message }))?;
         }
-        for shape in &file.shapes {
+        for shape in statements {
             let id = resolver.absolute(&shape.name);
+            defs.push((id.clone(), shape.pos, version, index));
+            let for_resource = shape.for_resource.as_ref().map(|r| resolver.resolve(r));
+            let mixins: Vec<String> = shape.mixins.iter().map(|m| resolver.resolve(m)).collect();
+            let pos = shape.pos;
             let node = resolver
                 .shape(shape, &id, &mut |member| {
                     elided.push(Elided {
                         shape: id.clone(),
                         member,
                         file: index,
-                        for_resource: shape.for_resource.as_ref().map(|r| resolver.resolve(r)),
-                        mixins: shape.mixins.iter().map(|m| resolver.resolve(m)).collect(),
-                        pos: shape.pos,
+                        for_resource: for_resource.clone(),
+                        mixins: mixins.clone(),
+                        pos,
                     });
                 })
                 .map_err(fail)?;
             shapes.insert(id, node);
         }
-        for apply in &file.applies {
+        for apply in apply_statements {
             let target = resolver.resolve(&apply.target);
-            let traits = resolver.traits(None, &apply.traits).map_err(fail)?;
+            let traits = resolver.traits(None, apply.traits).map_err(fail)?;
             let entry = applies
                 .entry(target)
                 .or_insert_with(|| (IndexMap::new(), index, apply.pos));
@@ -148,27 +165,14 @@ pub(crate) fn assemble(files: &[IdlFile], known: &Known) -> Result<Node> {
         fill_elided(&mut shapes, member, &mut found)?;
     }
     let mut inherited = HashMap::new();
-    for (index, file) in files.iter().enumerate() {
-        let namespace = file.namespace.as_deref().unwrap_or_default();
-        for shape in &file.shapes {
-            let id = format!("{namespace}#{}", shape.name);
-            check_mixins(&shapes, &id, file.version, &mut inherited).map_err(|message| {
-                AssemblyError {
-                    file: index,
-                    error: SyntaxError {
-                        pos: shape.pos,
-                        message,
-                    },
-                }
-            })?;
-        }
+    for (id, pos, version, index) in &defs {
+        check_mixins(&shapes, id, *version, &mut inherited).map_err(|message| AssemblyError {
+            file: *index,
+            error: SyntaxError { pos: *pos, message },
+        })?;
     }
     let mut document = IndexMap::new();
-    let version = if files.iter().all(|f| f.version == Version::V1) && !files.is_empty() {
-        "1.0"
-    } else {
-        "2.0"
-    };
+    let version = if all_v1 { "1.0" } else { "2.0" };
     document.insert("smithy".to_owned(), Node::String(version.to_owned()));
     if !metadata.is_empty() {
         document.insert("metadata".to_owned(), Node::Object(metadata));
@@ -459,18 +463,11 @@ fn target_of(node: &Node) -> Option<String> {
 /// Metadata values: unquoted strings are prelude shape IDs, and must name
 /// a shape.
 fn resolve_metadata(
-    node: &Node,
+    node: Node,
     defined: &HashMap<String, ShapeType>,
 ) -> std::result::Result<Node, String> {
-    let resolved = map_shape_ids(node, &|id| {
-        if id.contains('#') {
-            id.to_owned()
-        } else {
-            format!("smithy.api#{id}")
-        }
-    });
     let mut missing = None;
-    visit_shape_ids(node, &mut |id| {
+    visit_shape_ids(&node, &mut |id| {
         let id = if id.contains('#') {
             id.to_owned()
         } else {
@@ -481,12 +478,18 @@ fn resolve_metadata(
             missing = Some(id.clone());
         }
     });
-    match missing {
-        Some(id) => Err(format!(
+    if let Some(id) = missing {
+        return Err(format!(
             "the syntactic shape ID `{id}` names no shape (quote a string that is not a shape ID)"
-        )),
-        None => Ok(resolved),
+        ));
     }
+    Ok(map_shape_ids(node, &|id| {
+        if id.contains('#') {
+            id.to_owned()
+        } else {
+            format!("smithy.api#{id}")
+        }
+    }))
 }
 
 /// Calls `f` with every unquoted string of `node`.
@@ -500,19 +503,22 @@ fn visit_shape_ids(node: &Node, f: &mut dyn FnMut(&str)) {
 }
 
 /// `node` with every unquoted string replaced by `resolve` of it.
-fn map_shape_ids(node: &Node, resolve: &dyn Fn(&str) -> String) -> Node {
+fn map_shape_ids(node: Node, resolve: &dyn Fn(&str) -> String) -> Node {
     match node {
-        Node::ShapeId(id) => Node::String(resolve(id)),
-        Node::Array(items) => {
-            Node::Array(items.iter().map(|n| map_shape_ids(n, resolve)).collect())
-        }
-        Node::Object(entries) => Node::Object(
-            entries
-                .iter()
-                .map(|(k, v)| (k.clone(), map_shape_ids(v, resolve)))
+        Node::ShapeId(id) => Node::String(resolve(&id)),
+        Node::Array(items) => Node::Array(
+            items
+                .into_iter()
+                .map(|n| map_shape_ids(n, resolve))
                 .collect(),
         ),
-        other => other.clone(),
+        Node::Object(entries) => Node::Object(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k, map_shape_ids(v, resolve)))
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -591,14 +597,19 @@ struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
+    /// The resolver of a file in `namespace` with `uses`, defining
+    /// `shapes`.
     fn new(
-        file: &'a IdlFile,
+        namespace: Option<&'a str>,
+        uses: &'a [(String, Pos)],
+        shapes: &[ShapeDef],
         defined: &'a HashMap<String, ShapeType>,
     ) -> std::result::Result<Self, SyntaxError> {
-        let namespace = file.namespace.as_deref().unwrap_or_default();
+        let namespace = namespace.unwrap_or_default();
+        let imported = uses;
         let mut uses = HashMap::new();
-        let local: HashSet<&str> = file.shapes.iter().map(|s| s.name.as_str()).collect();
-        for (id, pos) in &file.uses {
+        let local: HashSet<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
+        for (id, pos) in imported {
             let name = id.rsplit_once('#').map_or(id.as_str(), |(_, n)| n);
             if local.contains(name) {
                 return Err(SyntaxError {
@@ -654,7 +665,7 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn resolve_node(&self, node: &Node) -> Node {
+    fn resolve_node(&self, node: Node) -> Node {
         map_shape_ids(node, &|id| self.resolve(id))
     }
 
@@ -668,19 +679,16 @@ impl<'a> Resolver<'a> {
     /// each trait, resolved, with omitted values defaulted.
     fn traits(
         &self,
-        docs: Option<&str>,
-        traits: &[Trait],
+        docs: Option<String>,
+        traits: Vec<Trait>,
     ) -> std::result::Result<IndexMap<String, Node>, SyntaxError> {
         let mut out = IndexMap::new();
         if let Some(docs) = docs {
-            out.insert(
-                "smithy.api#documentation".to_owned(),
-                Node::String(docs.to_owned()),
-            );
+            out.insert("smithy.api#documentation".to_owned(), Node::String(docs));
         }
         for t in traits {
             let id = self.resolve(&t.id);
-            let value = match &t.value {
+            let value = match t.value {
                 Some(value) => self.resolve_node(value),
                 None => omitted_value(self.type_of(&id)),
             };
@@ -696,7 +704,7 @@ impl<'a> Resolver<'a> {
     /// `elided` (by name) to be filled in later.
     fn shape(
         &self,
-        shape: &ShapeDef,
+        shape: ShapeDef,
         id: &str,
         elided: &mut dyn FnMut(String),
     ) -> std::result::Result<Node, SyntaxError> {
@@ -726,7 +734,18 @@ impl<'a> Resolver<'a> {
                 } else {
                     &["key", "value"]
                 };
-                for member in &shape.members {
+                let missing: Vec<&str> = allowed
+                    .iter()
+                    .copied()
+                    .filter(|name| !shape.members.iter().any(|m| m.name == *name))
+                    .collect();
+                if !missing.is_empty() && shape.mixins.is_empty() {
+                    return Err(SyntaxError {
+                        pos: shape.pos,
+                        message: format!("`{id}` needs its {}", missing.join(" and ")),
+                    });
+                }
+                for member in shape.members {
                     if !allowed.contains(&member.name.as_str()) {
                         return Err(SyntaxError {
                             pos: member.pos,
@@ -738,19 +757,8 @@ impl<'a> Resolver<'a> {
                             ),
                         });
                     }
-                    let node = self.member(member, shape.shape_type, elided)?;
-                    out.insert(member.name.clone(), node);
-                }
-                let missing: Vec<&str> = allowed
-                    .iter()
-                    .copied()
-                    .filter(|name| !shape.members.iter().any(|m| m.name == *name))
-                    .collect();
-                if !missing.is_empty() && shape.mixins.is_empty() {
-                    return Err(SyntaxError {
-                        pos: shape.pos,
-                        message: format!("`{id}` needs its {}", missing.join(" and ")),
-                    });
+                    let (name, node) = self.member(member, shape.shape_type, elided)?;
+                    out.insert(name, node);
                 }
             }
             ShapeType::Structure | ShapeType::Union | ShapeType::Enum | ShapeType::IntEnum => {
@@ -763,32 +771,35 @@ impl<'a> Resolver<'a> {
                         message: format!("the {type_name} `{id}` needs at least one member"),
                     });
                 }
-                let mut members = IndexMap::new();
-                for member in &shape.members {
-                    let node = self.member(member, shape.shape_type, elided)?;
-                    members.insert(member.name.clone(), node);
+                let mut members = IndexMap::with_capacity(shape.members.len());
+                for member in shape.members {
+                    let (name, node) = self.member(member, shape.shape_type, elided)?;
+                    members.insert(name, node);
                 }
+                members.shrink_to_fit();
                 out.insert("members".to_owned(), Node::Object(members));
             }
             ShapeType::Service | ShapeType::Resource | ShapeType::Operation => {
-                self.entity(shape, &mut out)?;
+                self.entity(shape.shape_type, shape.body, shape.pos, &mut out)?;
             }
             _ => {}
         }
-        let traits = self.traits(shape.docs.as_deref(), &shape.traits)?;
+        let mut traits = self.traits(shape.docs, shape.traits)?;
         if !traits.is_empty() {
+            traits.shrink_to_fit();
             out.insert("traits".to_owned(), Node::Object(traits));
         }
+        out.shrink_to_fit();
         Ok(Node::Object(out))
     }
 
-    /// One member's JSON AST.
+    /// One member's name and JSON AST.
     fn member(
         &self,
-        member: &MemberDef,
+        member: MemberDef,
         parent: ShapeType,
         elided: &mut dyn FnMut(String),
-    ) -> std::result::Result<Node, SyntaxError> {
+    ) -> std::result::Result<(String, Node), SyntaxError> {
         let mut out = IndexMap::new();
         let is_enum = matches!(parent, ShapeType::Enum | ShapeType::IntEnum);
         if is_enum {
@@ -801,7 +812,7 @@ impl<'a> Resolver<'a> {
         } else {
             elided(member.name.clone());
         }
-        let mut traits = self.traits(member.docs.as_deref(), &member.traits)?;
+        let mut traits = self.traits(member.docs, member.traits)?;
         if is_enum {
             if let Some(value) = &member.value {
                 check_enum_value(value, parent).map_err(|message| SyntaxError {
@@ -809,7 +820,7 @@ impl<'a> Resolver<'a> {
                     message: format!("the enum member `{}`: {message}", member.name),
                 })?;
             }
-            let value = match &member.value {
+            let value = match member.value {
                 Some(value) => Some(self.resolve_node(value)),
                 None if parent == ShapeType::Enum
                     && !traits.contains_key("smithy.api#enumValue") =>
@@ -826,7 +837,7 @@ impl<'a> Resolver<'a> {
                     },
                 )?;
             }
-        } else if let Some(value) = &member.value {
+        } else if let Some(value) = member.value {
             merge_trait(
                 &mut traits,
                 "smithy.api#default".to_owned(),
@@ -838,27 +849,30 @@ impl<'a> Resolver<'a> {
             })?;
         }
         if !traits.is_empty() {
+            traits.shrink_to_fit();
             out.insert("traits".to_owned(), Node::Object(traits));
         }
-        Ok(Node::Object(out))
+        out.shrink_to_fit();
+        Ok((member.name, Node::Object(out)))
     }
 
     /// The properties of a service, resource or operation, in the JSON
     /// AST's form.
     fn entity(
         &self,
-        shape: &ShapeDef,
+        kind: ShapeType,
+        body: IndexMap<String, Node>,
+        pos: Pos,
         out: &mut IndexMap<String, Node>,
     ) -> std::result::Result<(), SyntaxError> {
-        let kind = shape.shape_type;
-        for (key, value) in &shape.body {
+        for (key, value) in body {
             let bad = |what: &str| SyntaxError {
-                pos: shape.pos,
+                pos,
                 message: format!("the {} property `{key}` must be {what}", kind.name()),
             };
             let node = match (kind, key.as_str()) {
                 (ShapeType::Service, "version") => match value {
-                    Node::String(_) => value.clone(),
+                    Node::String(_) => value,
                     _ => return Err(bad("a string")),
                 },
                 (ShapeType::Service, "operations" | "resources" | "errors")
@@ -883,7 +897,7 @@ impl<'a> Resolver<'a> {
                         let Node::String(to) = to else {
                             return Err(bad("a map of shape IDs to names"));
                         };
-                        renames.insert(self.resolve(from), Node::String(to.clone()));
+                        renames.insert(self.resolve(&from), Node::String(to));
                     }
                     Node::Object(renames)
                 }
@@ -896,7 +910,7 @@ impl<'a> Resolver<'a> {
                         let id = target
                             .as_str()
                             .ok_or_else(|| bad("a map of names to shape IDs"))?;
-                        targets.insert(name.clone(), Node::target(&self.resolve(id)));
+                        targets.insert(name, Node::target(&self.resolve(id)));
                     }
                     Node::Object(targets)
                 }
@@ -907,12 +921,12 @@ impl<'a> Resolver<'a> {
                 }
                 _ => {
                     return Err(SyntaxError {
-                        pos: shape.pos,
+                        pos,
                         message: format!("unknown {} property `{key}`", kind.name()),
                     });
                 }
             };
-            out.insert(key.clone(), node);
+            out.insert(key, node);
         }
         Ok(())
     }

@@ -1,12 +1,14 @@
 //! Smithy IDL 2.0 (and 1.0) files read into the JSON AST they stand for,
 //! without a JVM: [`parse`] reads one file's syntax, [`assemble`] resolves
-//! shape IDs across files and writes the JSON AST document, which the JSON
-//! reader ([`crate::ast`]) then reads as it reads `smithy ast`'s output.
+//! shape IDs across files and builds the JSON AST document, which the JSON
+//! reader ([`crate::ast`]) then reads as it reads `smithy ast`'s output,
+//! from the document itself ([`deserialize`]) rather than its text.
 //!
 //! The prelude (`prelude.smithy`) is Smithy's own, under the Apache
 //! License 2.0 (`PRELUDE-NOTICE` beside it).
 
 pub(crate) mod assemble;
+mod deserialize;
 pub(crate) mod node;
 pub(crate) mod parse;
 pub(crate) mod write;
@@ -19,7 +21,7 @@ mod round_trip;
 use crate::error::{CodegenError, ErrorKind};
 use assemble::Known;
 use node::Node;
-use parse::SyntaxError;
+use parse::{IdlFile, SyntaxError};
 
 /// One `.smithy` source: its name in errors, and its text.
 #[derive(Debug, Clone, Copy)]
@@ -41,10 +43,26 @@ fn idl_error(origin: &str, error: SyntaxError) -> CodegenError {
 
 /// Reads `sources` into one JSON AST document; `known` holds the shapes of
 /// the JSON models loaded beside them.
+#[cfg(test)]
 pub(crate) fn to_json_ast(sources: &[Source<'_>], known: &Known) -> Result<Node, CodegenError> {
     let mut files = Vec::with_capacity(sources.len());
     for source in sources {
-        files.push(parse::parse(source.text).map_err(|e| idl_error(source.origin, e))?);
+        files.push((source.origin.to_owned(), parse_file(source)?));
     }
-    assemble::assemble(&files, known).map_err(|e| idl_error(sources[e.file].origin, e.error))
+    assemble_files(files, known)
+}
+
+/// Parses one source.
+pub(crate) fn parse_file(source: &Source<'_>) -> Result<IdlFile, CodegenError> {
+    parse::parse(source.text).map_err(|e| idl_error(source.origin, e))
+}
+
+/// Assembles parsed files, each with its name in errors, into one JSON AST
+/// document, consuming them; `known` as for [`to_json_ast`].
+pub(crate) fn assemble_files(
+    files: Vec<(String, IdlFile)>,
+    known: &Known,
+) -> Result<Node, CodegenError> {
+    let (origins, files): (Vec<String>, Vec<IdlFile>) = files.into_iter().unzip();
+    assemble::assemble(files, known).map_err(|e| idl_error(&origins[e.file], e.error))
 }

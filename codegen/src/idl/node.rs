@@ -27,12 +27,12 @@ pub(crate) enum Node {
 impl Node {
     /// An object of `entries`.
     pub(crate) fn object<const N: usize>(entries: [(&str, Node); N]) -> Self {
-        Self::Object(
-            entries
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), v))
-                .collect(),
-        )
+        let mut map: IndexMap<String, Node> = entries
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+        map.shrink_to_fit();
+        Self::Object(map)
     }
 
     /// `{"target": id}`.
