@@ -58,7 +58,8 @@ pub(crate) fn parse_file(source: &Source<'_>) -> Result<IdlFile, CodegenError> {
 }
 
 /// Assembles parsed files, each with its name in errors, into one JSON AST
-/// document, consuming them; `known` as for [`to_json_ast`].
+/// document, consuming them; `known` holds the shapes of the JSON models
+/// loaded beside them.
 pub(crate) fn assemble_files(
     files: Vec<(String, IdlFile)>,
     known: &Known,

@@ -1,6 +1,6 @@
 //! A JSON AST document written as Smithy IDL: one file per namespace, each
 //! reading back (with the others) into the same document
-//! ([`super::to_json_ast`]).
+//! ([`super::assemble_files`]).
 //!
 //! Every shape ID is written absolute (`smithy.api#String`), which needs no
 //! `use` and resolves to itself, and every trait value is written out, so
