@@ -17,12 +17,13 @@ use super::node::Node;
 use super::parse::parse_node;
 use crate::ast::ShapeType;
 
-fn loader_dir() -> PathBuf {
+pub(super) fn loader_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/smithy-idl/loader")
 }
 
-/// The `.smithy` files under `dir`, sorted.
-fn smithy_files(dir: &Path) -> Vec<PathBuf> {
+/// The `.smithy` files under `dir`, sorted: the `.flattened.smithy` ones
+/// (mixin cases' expected models) or the others.
+pub(super) fn smithy_files(dir: &Path, flattened: bool) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -31,7 +32,7 @@ fn smithy_files(dir: &Path) -> Vec<PathBuf> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "smithy")
-                && !path.to_string_lossy().ends_with(".flattened.smithy")
+                && path.to_string_lossy().ends_with(".flattened.smithy") == flattened
             {
                 found.push(path);
             }
@@ -152,9 +153,24 @@ fn merge_traits(to: &mut Value, from: &Value) {
     }
 }
 
-/// The members of `id` with its mixins' members (a shape's own member
-/// overrides the target and adds its traits), and the pending `apply`
-/// traits of each: Smithy's model holds a shape's members with its mixins
+/// Sets the `traits` of `from` on `to`, each replacing a trait of its ID:
+/// a member redefined over a mixin's, or given by two mixins.
+fn override_traits(to: &mut Value, from: &Value) {
+    let (Value::Object(to), Some(Value::Object(traits))) = (to, from.get("traits")) else {
+        return;
+    };
+    if let Value::Object(existing) = to
+        .entry("traits")
+        .or_insert_with(|| Value::Object(Map::new()))
+    {
+        existing.extend(traits.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+}
+
+/// The members of `id` with its mixins' members (a later mixin's member
+/// and then the shape's own override the traits of an earlier one, by
+/// trait ID), and the pending `apply` traits of each (which add to them,
+/// lists concatenating): Smithy's model holds a shape's members with its mixins
 /// applied, whether the model wrote an inherited member out or applied
 /// traits to it.
 fn flatten(
@@ -177,7 +193,12 @@ fn flatten(
         for mixin in mixins {
             if let Some(mixin) = mixin.get("target").and_then(Value::as_str) {
                 for (name, member) in flatten(shapes, mixin, pending, flat, depth + 1) {
-                    members.insert(name, member);
+                    match members.get_mut(&name) {
+                        Some(inherited) => override_traits(inherited, &member),
+                        None => {
+                            members.insert(name, member);
+                        }
+                    }
                 }
             }
         }
@@ -191,7 +212,7 @@ fn flatten(
                     {
                         inherited.insert("target".to_owned(), target.clone());
                     }
-                    merge_traits(inherited, member);
+                    override_traits(inherited, member);
                 }
                 None => {
                     members.insert(name.clone(), member.clone());
@@ -330,13 +351,13 @@ pub(super) fn to_value(node: &Node) -> Value {
 
 /// Reads a JSON file (through the node parser, which keeps numbers beyond
 /// a float's range).
-fn read_json(path: &Path) -> Value {
+pub(super) fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
     to_value(&parse_node(&text).unwrap_or_else(|e| panic!("{}: {e:?}", path.display())))
 }
 
 /// Reads one `.smithy` file, with the shared shapes known; the JSON AST.
-fn read_idl(path: &Path, shared: &Value) -> Result<Value, String> {
+pub(super) fn read_idl(path: &Path, shared: &Value) -> Result<Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let origin = path.display().to_string();
     let node = super::to_json_ast(
@@ -361,7 +382,7 @@ fn valid_models_read_as_their_json_ast() {
     let shared = read_json(&dir.join("__shared.json"));
     let mut failures = Vec::new();
     let mut checked = 0;
-    for path in smithy_files(&dir) {
+    for path in smithy_files(&dir, false) {
         let expected_path = path.with_extension("json");
         if !expected_path.exists() {
             continue;
@@ -402,7 +423,7 @@ fn invalid_models_are_refused() {
     let shared = Value::Object(Map::new());
     let mut accepted = Vec::new();
     let mut checked = 0;
-    for path in smithy_files(&dir) {
+    for path in smithy_files(&dir, false) {
         checked += 1;
         let name = path.strip_prefix(&dir).unwrap().display().to_string();
         let known = INVALID_LEFT.iter().any(|(n, _)| *n == name);
@@ -457,7 +478,7 @@ fn syntax_errors_are_reported_where_smithy_reports_them() {
     let shared = Value::Object(Map::new());
     let (mut total, mut columns) = (0, 0);
     let mut wrong_lines = Vec::new();
-    for path in smithy_files(&dir) {
+    for path in smithy_files(&dir, false) {
         let text = std::fs::read_to_string(&path).unwrap();
         let first = text.lines().next().unwrap_or_default();
         let Some(rest) = first.split("Syntax error at line ").nth(1) else {

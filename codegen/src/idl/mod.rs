@@ -16,6 +16,8 @@ pub(crate) mod write;
 #[cfg(test)]
 mod conformance;
 #[cfg(test)]
+mod flattened;
+#[cfg(test)]
 mod round_trip;
 
 use crate::error::{CodegenError, ErrorKind};
