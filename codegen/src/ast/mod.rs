@@ -415,7 +415,7 @@ fn build(
         }
         Some(stream::Stop::Shape { id, path, message }) => {
             let mut parts = vec!["shapes", id.as_str()];
-            parts.extend(path.split('.').filter(|p| !p.is_empty() && *p != "?"));
+            parts.extend(path.iter().map(String::as_str));
             return Err(fail(ErrorKind::InvalidShape {
                 pointer: pointer(&parts),
                 shape: id.clone(),

@@ -212,11 +212,11 @@ pub(super) type OnShape<'a> =
 #[derive(Debug)]
 pub(super) enum Stop {
     /// The shape does not read as a [`RawShape`]: the path to the offending
-    /// value inside it (dot-separated, as `serde_path_to_error` writes it)
-    /// and the error's message.
+    /// value inside it (map keys and list indices; a step `serde_path_to_error`
+    /// cannot name is left out) and the error's message.
     Shape {
         id: String,
-        path: String,
+        path: Vec<String>,
         message: String,
     },
     /// The shape's ID has no namespace (checked before its value is read).
@@ -335,7 +335,15 @@ impl<'de> DeserializeSeed<'de> for ShapeSeed<'_> {
                 stopped()
             }),
             Err(e) => {
-                let path = e.path().to_string();
+                let path = e
+                    .path()
+                    .iter()
+                    .filter_map(|segment| match segment {
+                        serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                        serde_path_to_error::Segment::Seq { index } => Some(index.to_string()),
+                        _ => None,
+                    })
+                    .collect();
                 *self.stop = Some(Stop::Shape {
                     id: self.id,
                     path,
