@@ -29,7 +29,8 @@ fn value(u: &mut Unstructured<'_>, depth: u32) -> arbitrary::Result<Value> {
                 b"BADARG",
             ])?;
             let mut items = vec![Value::BulkString(status.to_vec())];
-            for _ in 0..u.int_in_range(0..=7)? {
+            // Up to one more count than the longest reply (the limiter's seven).
+            for _ in 0..u.int_in_range(0..=8)? {
                 items.push(Value::Int(i64::from(u32::arbitrary(u)?) - i64::from(u8::arbitrary(u)?)));
             }
             Value::Array(items)
@@ -47,7 +48,11 @@ fn value(u: &mut Unstructured<'_>, depth: u32) -> arbitrary::Result<Value> {
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let (Ok(capacity), Ok(n)) = (u32::arbitrary(&mut u), u32::arbitrary(&mut u)) else {
+    let (Ok(capacity), Ok(n), Ok(demand)) = (
+        u32::arbitrary(&mut u),
+        u32::arbitrary(&mut u),
+        u32::arbitrary(&mut u),
+    ) else {
         return;
     };
     let Ok(reply) = value(&mut u, 0) else {
@@ -66,8 +71,14 @@ fuzz_target!(|data: &[u8]| {
         assert!(u64::from(ack.refund_room) <= missing);
     }
     let _ = release(&reply, capacity, n);
-    if let Ok(state) = limiter(&reply, capacity, n) {
+    if let Ok(state) = limiter(&reply, capacity, n, demand) {
         assert!(state.members >= 1 && state.sum_milli >= n);
+        assert!(state.unbounded <= state.members);
+        if demand == u32::MAX {
+            assert!(state.unbounded >= 1, "this member's unbounded demand counts");
+        } else {
+            assert!(state.asked_milli >= demand, "this member's demand counts");
+        }
     }
     if let Ok(view) = inspect(&reply) {
         assert!(view.leases.len() <= rebound_redis::MAX_LISTED);

@@ -12,6 +12,8 @@ struct Step {
     secs: f64,
     /// Responses that were not throttles.
     admitted: u64,
+    /// Responses, throttles included.
+    responses: u64,
     /// Whether any response came back (admitted or throttled).
     active: bool,
     /// Whether any came back throttled.
@@ -72,6 +74,7 @@ impl AdmittedMeter {
             self.steps.push_back(Step {
                 secs: (now - at).max(0.0),
                 admitted,
+                responses: responses.saturating_sub(heard),
                 active,
                 throttled: responses - heard > admitted,
                 full: self.steps.back().is_some_and(|step| step.active),
@@ -103,6 +106,20 @@ impl AdmittedMeter {
             0.0
         }
     }
+
+    /// Responses per second, throttles included, over all the steps (idle ones too): what the
+    /// process sent, for its [`Demand`](crate::Demand). 0 before the second read.
+    #[must_use]
+    pub fn sent(&self) -> f64 {
+        let (responses, secs) = self.steps.iter().fold((0u64, 0.0), |(n, t), step| {
+            (n + step.responses, t + step.secs)
+        });
+        if secs > 0.0 {
+            responses as f64 / secs
+        } else {
+            0.0
+        }
+    }
 }
 
 #[cfg(test)]
@@ -130,6 +147,17 @@ mod tests {
         assert!((meter.rate() - 40.0).abs() < 1e-9, "{}", meter.rate());
         meter.read(&reading(20, 10), 1.5);
         assert!((meter.rate() - 40.0).abs() < 1e-9, "{}", meter.rate());
+    }
+
+    #[test]
+    fn sent_counts_every_response_over_every_read() {
+        let mut meter = AdmittedMeter::new(4);
+        meter.read(&reading(0, 0), 0.0);
+        assert_eq!(meter.sent(), 0.0);
+        // Idle for half a second, then 10 admitted and 5 throttled in half a second.
+        meter.read(&reading(0, 0), 0.5);
+        meter.read(&reading(10, 5), 1.0);
+        assert!((meter.sent() - 15.0).abs() < 1e-9, "{}", meter.sent());
     }
 
     #[test]

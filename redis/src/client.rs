@@ -9,6 +9,7 @@ use redis::{AsyncConnectionConfig, RedisResult, Value};
 
 use crate::config::FleetQuotaConfig;
 use crate::connection::StoreConnection;
+use crate::demand::Demand;
 use crate::error::FleetError;
 use crate::inspect::FleetInspection;
 use crate::keys::FleetKeys;
@@ -173,10 +174,11 @@ impl FleetQuotaClient {
     }
 
     /// Tells the fleet's rate limiter this process's measured rate (`rate_milli`, in
-    /// milli-requests per second) and the throttles it saw since its last call, and reads the
-    /// fleet's state: whether and when its rate was cut, from what, and what its members
-    /// measure together. Keeps this process a member for a lease TTL. Throttles reported less
-    /// than `window` after the last cut count as the same event: they do not cut again.
+    /// milli-requests per second), the throttles it saw since its last call and its `demand`,
+    /// and reads the fleet's state: whether and when its rate was cut, from what, and what its
+    /// members measure and ask for together. Keeps this process a member for a lease TTL.
+    /// Throttles reported less than `window` after the last cut count as the same event: they
+    /// do not cut again.
     ///
     /// # Errors
     ///
@@ -186,19 +188,48 @@ impl FleetQuotaClient {
         rate_milli: u32,
         throttles: u32,
         window: std::time::Duration,
+        demand: Demand,
     ) -> Result<FleetRateState, FleetError> {
-        let config = self.config();
+        let ttl_ms = self.config().lease_ttl_ms();
+        let value = self
+            .limiter_call(rate_milli, throttles, ttl_ms, window, demand)
+            .await?;
+        reply::limiter(&value, self.config().capacity(), rate_milli, demand.milli())
+    }
+
+    /// Takes this process out of the fleet's rate limiter: its rate and demand leave the
+    /// fleet's totals at the next member's call, rather than when its membership lapses (a
+    /// lease TTL after its last call). [`FleetLimiter`](crate::FleetLimiter) calls it as it
+    /// stops.
+    ///
+    /// # Errors
+    ///
+    /// The errors every call may return (see [`init`](Self::init)).
+    pub async fn leave_limiter(&self) -> Result<(), FleetError> {
+        let value = self
+            .limiter_call(0, 0, 0, std::time::Duration::ZERO, Demand::Rate(0.0))
+            .await?;
+        reply::left_limiter(&value, self.config().capacity())
+    }
+
+    async fn limiter_call(
+        &self,
+        rate_milli: u32,
+        throttles: u32,
+        ttl_ms: u64,
+        window: std::time::Duration,
+        demand: Demand,
+    ) -> Result<Value, FleetError> {
         let args = vec![
             self.lease_id.to_string(),
             rate_milli.to_string(),
             throttles.to_string(),
-            config.lease_ttl_ms().to_string(),
+            ttl_ms.to_string(),
             window.as_millis().min(u128::from(u32::MAX)).to_string(),
+            demand.milli().to_string(),
         ];
-        let value = self
-            .call_with(&SCRIPTS.limiter, &self.shared.keys.limiter, args)
-            .await?;
-        reply::limiter(&value, config.capacity(), rate_milli)
+        self.call_with(&SCRIPTS.limiter, &self.shared.keys.limiter, args)
+            .await
     }
 
     /// Reads the fleet's keys as they are, without changing them: no lease is reclaimed, no

@@ -12,9 +12,10 @@ pub(crate) struct FleetKeys {
     /// said it spent and has not refunded yet (a hash: lease id → tokens).
     pub(crate) quota: [String; 4],
     /// The rate limiter's: its state (a hash: `cuts`, `w_max`, `cut_ms`, `sum`), its members
-    /// (a sorted set: member id → expiry) and their rates (a hash: member id → measured rate in
-    /// milli-requests per second).
-    pub(crate) limiter: [String; 3],
+    /// (a sorted set: member id → expiry), their rates (a hash: member id → measured rate in
+    /// milli-requests per second) and their demands (a hash: member id → the rate it would
+    /// send, or `u32::MAX` when it would send more than it is held at).
+    pub(crate) limiter: [String; 4],
 }
 
 impl FleetKeys {
@@ -24,7 +25,7 @@ impl FleetKeys {
         let key = |name: &str| format!("rebound:{{{fleet}}}:{name}");
         Self {
             quota: [key("pool"), key("leases"), key("held"), key("owed")],
-            limiter: [key("limiter"), key("members"), key("rates")],
+            limiter: [key("limiter"), key("members"), key("rates"), key("demands")],
         }
     }
 }
@@ -50,7 +51,8 @@ mod tests {
             [
                 "rebound:{checkout}:limiter",
                 "rebound:{checkout}:members",
-                "rebound:{checkout}:rates"
+                "rebound:{checkout}:rates",
+                "rebound:{checkout}:demands"
             ]
         );
     }

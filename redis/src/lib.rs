@@ -93,6 +93,7 @@ mod admitted;
 mod client;
 mod config;
 mod connection;
+mod demand;
 mod error;
 mod exchange;
 mod health;
@@ -112,6 +113,7 @@ pub use config::{
     MAX_LEASE_TTL,
 };
 pub use connection::StoreConnection;
+pub use demand::Demand;
 pub use error::FleetError;
 pub use health::{FleetListener, FleetState, FleetStateChange};
 pub use inspect::{

@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 use crate::admitted::AdmittedMeter;
 use crate::client::FleetQuotaClient;
 use crate::config::FleetQuotaConfig;
+use crate::demand::Demand;
 use crate::error::FleetError;
 use crate::exchange::ExchangeStats;
 use crate::health::{Deaf, StoreHealth};
@@ -125,6 +126,8 @@ impl FleetLimiter {
             held: None,
             meter: AdmittedMeter::new(READS_PER_PERIOD),
             origin: tokio::time::Instant::now(),
+            exchanged: false,
+            ramp_from: None,
         };
         let wait = sharer.exchange().await;
         Self {
@@ -159,28 +162,44 @@ impl Drop for FleetLimiter {
     }
 }
 
-/// The rate one member of a fleet in `fleet`'s state is held at, the service admitting it
-/// `own_rate` requests per second; `None` before the fleet's first throttle.
+/// The rate one member of a fleet in `fleet`'s state is held at, its [`Demand`] being
+/// `demand`; `None` before the fleet's first throttle.
 ///
 /// The fleet's rate is `shape`'s curve from the rate it was last cut at
 /// ([`CubicShape::rate_after`]), or what its members would reach on their own where that is
 /// higher (botocore's curve from an equal share of the cut rate), at most twice what the fleet
-/// is admitted (as botocore caps one client's at twice what it measures). A member's share of
-/// it is half in proportion to what it is admitted and half an equal share: a process that
-/// sends more gets more, and one that sends little (or just started) still gets a part to grow
-/// into. The shares add up to the fleet's rate.
+/// is admitted (as botocore caps one client's at twice what it measures). It is shared as
+/// Doorman's fair share shares a capacity: members that ask for less than an equal share get
+/// what they ask, and the rest is split equally between the members whose held rate limits
+/// them. Every member is held at that equal part of the rest (the water level): a member
+/// that asks for less does not send more than it asks, and one whose demand grows is limited
+/// at the level, counts as [`Unbounded`](Demand::Unbounded) from its next exchange, and so
+/// gets its part. The level is never below an equal share of the fleet's rate. When no
+/// member is limited, each is held at its demand and an equal part of what the demands leave
+/// (or, when they ask for more than the fleet's rate, at its demand scaled down to it).
 ///
 /// ```
-/// use rebound_redis::{FleetLimiter, FleetRateState, member_rate};
+/// use rebound_redis::{Demand, FleetLimiter, FleetRateState, member_rate};
 ///
-/// // Just cut from 1000 requests/s; four members are admitted 1000/s together, this one 400/s.
-/// let fleet = FleetRateState { cuts: 1, w_max_milli: 1_000_000, since_cut_ms: 0, sum_milli: 1_000_000, members: 4 };
-/// let rate = member_rate(FleetLimiter::SHAPE, &fleet, 400.0).unwrap();
-/// // The fleet's rate is 95% of 1000/s; this member's share is (0.4 + 0.25) / 2 of it.
-/// assert!((rate - 950.0 * 0.325).abs() < 1e-6);
+/// // Just cut from 1000 requests/s. Of four members, three ask for 50/s each; the fourth is
+/// // limited by its held rate.
+/// let fleet = FleetRateState {
+///     cuts: 1,
+///     w_max_milli: 1_000_000,
+///     since_cut_ms: 0,
+///     sum_milli: 1_000_000,
+///     members: 4,
+///     asked_milli: 150_000,
+///     unbounded: 1,
+/// };
+/// // The fleet's rate is 95% of 1000/s; the limited member gets what the others leave.
+/// let rate = member_rate(FleetLimiter::SHAPE, &fleet, Demand::Unbounded).unwrap();
+/// assert!((rate - (950.0 - 150.0)).abs() < 1e-6);
+/// // The others are held at the same level, and send the 50/s they ask for.
+/// assert_eq!(member_rate(FleetLimiter::SHAPE, &fleet, Demand::Rate(50.0)), Some(rate));
 /// ```
 #[must_use]
-pub fn member_rate(shape: CubicShape, fleet: &FleetRateState, own_rate: f64) -> Option<f64> {
+pub fn member_rate(shape: CubicShape, fleet: &FleetRateState, demand: Demand) -> Option<f64> {
     if fleet.cuts == 0 {
         return None;
     }
@@ -197,13 +216,15 @@ pub fn member_rate(shape: CubicShape, fleet: &FleetRateState, own_rate: f64) -> 
         .rate_after(w_max, since_cut)
         .max(on_their_own)
         .min(2.0 * sum);
-    let equal = 1.0 / members;
-    let share = if sum > 0.0 {
-        (own_rate.clamp(0.0, sum) / sum + equal) / 2.0
-    } else {
-        equal
+    let asked = f64::from(fleet.asked_milli) / 1000.0;
+    let equal = fleet_rate / members;
+    let rate = match (fleet.unbounded, demand) {
+        (0, Demand::Rate(own)) if asked >= fleet_rate => own * fleet_rate / asked,
+        (0, Demand::Rate(own)) => own + (fleet_rate - asked) / members,
+        (0, Demand::Unbounded) => equal,
+        (limited, _) => ((fleet_rate - asked) / f64::from(limited)).max(equal),
     };
-    Some((fleet_rate * share).max(MIN_RATE))
+    Some(rate.max(MIN_RATE))
 }
 
 /// The background task.
@@ -222,6 +243,10 @@ struct Sharer {
     meter: AdmittedMeter,
     /// The meter's time origin.
     origin: tokio::time::Instant,
+    /// Whether an exchange succeeded yet.
+    exchanged: bool,
+    /// When this process joined a fleet already cut, while it ramps up to its share.
+    ramp_from: Option<tokio::time::Instant>,
 }
 
 /// How many times a period the task reads its limiter.
@@ -252,8 +277,12 @@ impl Sharer {
             }
             wait = wait.saturating_sub(nap);
         }
-        // Out of the fleet: the process's own limiter alone.
+        // Out of the fleet: the process's own limiter alone, and its share to the others at
+        // their next exchange (best effort: a store that fails lets the membership lapse).
         self.hold(None);
+        if !self.local.load(std::sync::atomic::Ordering::Acquire) {
+            let _ = self.client.leave_limiter().await;
+        }
     }
 
     /// One exchange, and the state it leaves: on failure the held rate is let go (the process's
@@ -275,6 +304,7 @@ impl Sharer {
         let reading = self.control.reading();
         let throttles = reading.throttles.saturating_sub(self.reported_throttles);
         let rate_milli = milli(self.meter.rate());
+        let demand = Demand::of(self.meter.sent(), self.held);
         // Throttles count as one event within two periods of a cut: the members hear of a cut
         // within one period each, and the throttles of the overload it answered keep coming
         // until they do.
@@ -285,11 +315,24 @@ impl Sharer {
                 rate_milli,
                 u32::try_from(throttles).unwrap_or(u32::MAX),
                 window,
+                demand,
             )
             .await?;
         self.reported_throttles = reading.throttles;
-        let own_rate = f64::from(rate_milli) / 1000.0;
-        self.hold(member_rate(FleetLimiter::SHAPE, &fleet, own_rate));
+        // A process that joins a fleet already cut ramps up to its share over one window: the
+        // others are held at their larger shares until they hear of it.
+        if !self.exchanged && fleet.cuts > 0 {
+            self.ramp_from = Some(tokio::time::Instant::now());
+        }
+        self.exchanged = true;
+        let ramp = self.ramp_from.map_or(1.0, |from| {
+            (from.elapsed().as_secs_f64() / window.as_secs_f64()).min(1.0)
+        });
+        if ramp >= 1.0 {
+            self.ramp_from = None;
+        }
+        let rate = member_rate(FleetLimiter::SHAPE, &fleet, demand);
+        self.hold(rate.map(|rate| (rate * ramp).max(MIN_RATE)));
         Ok(())
     }
 
@@ -303,7 +346,7 @@ impl Sharer {
 
 /// `rate` requests per second in whole milli-requests per second, within what the store takes
 /// (a million requests per second).
-fn milli(rate: f64) -> u32 {
+pub(crate) fn milli(rate: f64) -> u32 {
     const MAX: f64 = 1.0e9;
     let milli = (rate * 1000.0).round();
     if milli.is_nan() || milli <= 0.0 {
@@ -329,52 +372,92 @@ impl Watched for FleetLimiter {
 mod tests {
     use super::*;
 
-    fn state(cuts: u32, w_max: f64, since_ms: u32, sum: f64, members: u32) -> FleetRateState {
+    /// A fleet of `members` cut `since_ms` ago from `w_max`, admitted `sum`, whose bounded
+    /// demands add up to `asked` and `unbounded` of whose members are limited.
+    fn state(
+        w_max: f64,
+        since_ms: u32,
+        sum: f64,
+        members: u32,
+        asked: f64,
+        unbounded: u32,
+    ) -> FleetRateState {
         FleetRateState {
-            cuts,
+            cuts: 1,
             w_max_milli: milli(w_max),
             since_cut_ms: since_ms,
             sum_milli: milli(sum),
             members,
+            asked_milli: milli(asked),
+            unbounded,
         }
     }
 
     #[test]
-    fn no_ceiling_before_the_first_throttle() {
-        let fleet = state(0, 0.0, 0, 500.0, 5);
-        assert_eq!(member_rate(CubicShape::BOTOCORE, &fleet, 100.0), None);
+    fn no_rate_before_the_first_throttle() {
+        let fleet = FleetRateState {
+            cuts: 0,
+            ..state(0.0, 0, 500.0, 5, 0.0, 5)
+        };
+        assert_eq!(
+            member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded),
+            None
+        );
     }
 
     #[test]
-    fn shares_add_up_to_the_fleet_rate() {
-        // Just cut from 1000/s: the fleet's rate is 700/s; members at 100, 300 and 600/s.
-        let fleet = state(1, 1000.0, 0, 1000.0, 3);
-        let shares: Vec<f64> = [100.0, 300.0, 600.0]
-            .iter()
-            .map(|&own| member_rate(CubicShape::BOTOCORE, &fleet, own).unwrap())
-            .collect();
-        let total: f64 = shares.iter().sum();
-        assert!((total - 700.0).abs() < 1e-6, "{shares:?}");
-        assert!(shares[0] < shares[1] && shares[1] < shares[2], "{shares:?}");
-        // The smallest still gets at least half an equal share.
-        assert!(shares[0] >= 700.0 / 3.0 / 2.0, "{shares:?}");
+    fn limited_members_share_what_the_others_leave() {
+        // Just cut from 1000/s (botocore's curve: 700/s). Nine members ask for 20/s each; one
+        // is limited.
+        let fleet = state(1000.0, 0, 1000.0, 10, 180.0, 1);
+        let heavy = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded).unwrap();
+        assert!((heavy - 520.0).abs() < 1e-6, "{heavy}");
+        // Every member is held at that level; the light ones send what they ask.
+        let light = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Rate(20.0)).unwrap();
+        assert_eq!(light, heavy);
+        // Two limited members split it.
+        let fleet = state(1000.0, 0, 1000.0, 10, 160.0, 2);
+        let each = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded).unwrap();
+        assert!((each - 270.0).abs() < 1e-6, "{each}");
+    }
+
+    #[test]
+    fn the_level_is_never_below_an_equal_share() {
+        // The bounded demands ask for more than the fleet's rate.
+        let fleet = state(1000.0, 0, 1000.0, 10, 900.0, 1);
+        let rate = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded).unwrap();
+        assert!((rate - 70.0).abs() < 1e-6, "{rate}");
+    }
+
+    #[test]
+    fn with_no_member_limited_each_gets_its_demand_and_a_part_of_the_rest() {
+        // 700/s to share; the demands are 100 and 300/s.
+        let fleet = state(1000.0, 0, 1000.0, 2, 400.0, 0);
+        let small = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Rate(100.0)).unwrap();
+        let large = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Rate(300.0)).unwrap();
+        assert!((small - 250.0).abs() < 1e-6 && (large - 450.0).abs() < 1e-6);
+        assert!((small + large - 700.0).abs() < 1e-6);
+        // Demands of 1400/s against 700/s: each is halved.
+        let fleet = state(1000.0, 0, 1000.0, 2, 1400.0, 0);
+        let rate = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Rate(400.0)).unwrap();
+        assert!((rate - 200.0).abs() < 1e-6, "{rate}");
     }
 
     #[test]
     fn the_fleet_rate_grows_back_along_the_curve_and_is_capped_by_twice_the_measured() {
-        let just_cut = state(1, 1000.0, 0, 700.0, 1);
-        let later = state(1, 1000.0, 20_000, 700.0, 1);
-        let a = member_rate(CubicShape::BOTOCORE, &just_cut, 700.0).unwrap();
-        let b = member_rate(CubicShape::BOTOCORE, &later, 700.0).unwrap();
+        let just_cut = state(1000.0, 0, 700.0, 1, 0.0, 1);
+        let later = state(1000.0, 20_000, 700.0, 1, 0.0, 1);
+        let a = member_rate(CubicShape::BOTOCORE, &just_cut, Demand::Unbounded).unwrap();
+        let b = member_rate(CubicShape::BOTOCORE, &later, Demand::Unbounded).unwrap();
         assert!((a - 700.0).abs() < 1e-6, "{a}");
         assert!(b > 1000.0 && b <= 1400.0, "{b}");
     }
 
     #[test]
-    fn ceilings_have_a_floor_and_rates_a_range() {
-        let fleet = state(1, 0.0, 0, 0.0, 1000);
+    fn rates_have_a_floor_and_a_range() {
+        let fleet = state(0.0, 0, 0.0, 1000, 0.0, 1000);
         assert_eq!(
-            member_rate(CubicShape::BOTOCORE, &fleet, 0.0),
+            member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded),
             Some(MIN_RATE)
         );
         assert_eq!(milli(f64::NAN), 0);

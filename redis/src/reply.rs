@@ -77,6 +77,11 @@ pub struct FleetRateState {
     pub sum_milli: u32,
     /// The processes that called within a lease TTL, this one included.
     pub members: u32,
+    /// The bounded demands of the members ([`Demand::Rate`](crate::Demand::Rate)) added up,
+    /// in milli-requests per second.
+    pub asked_milli: u32,
+    /// How many members' demands are [`Unbounded`](crate::Demand::Unbounded).
+    pub unbounded: u32,
 }
 
 /// A reply of a shape the protocol does not have.
@@ -351,19 +356,29 @@ pub fn lease(value: &Value, configured: u32, want: u32) -> Result<LeaseGrant, Fl
     })
 }
 
-/// `limiter`'s reply: `OK cuts w_max since_cut sum members`.
+/// `limiter`'s reply: `OK cuts w_max since_cut sum members asked unbounded`, to a call that
+/// sent `rate_milli` and `demand_milli` ([`Demand::milli`](crate::Demand::milli)).
 pub fn limiter(
     value: &Value,
     configured: u32,
     rate_milli: u32,
+    demand_milli: u32,
 ) -> Result<FleetRateState, FleetError> {
-    let status = status(value, 5)?;
+    let status = status(value, 7)?;
     match status {
         Status::Lost => return Err(unexpected("LOST")),
         Status::Mismatch(_) => return Err(unexpected("MISMATCH")),
         _ => {}
     }
-    let [cuts, w_max_milli, since_cut_ms, sum_milli, members] = ok_counts(status, configured)?;
+    let [
+        cuts,
+        w_max_milli,
+        since_cut_ms,
+        sum_milli,
+        members,
+        asked_milli,
+        unbounded,
+    ] = ok_counts(status, configured)?;
     if members == 0 {
         return Err(inconsistent("no members, this one included".to_owned()));
     }
@@ -377,13 +392,41 @@ pub fn limiter(
             "no cut, yet a cut rate of {w_max_milli} {since_cut_ms} ms ago"
         )));
     }
+    if unbounded > members {
+        return Err(inconsistent(format!(
+            "{unbounded} unbounded demands among {members} members"
+        )));
+    }
+    if demand_milli == u32::MAX && unbounded == 0 {
+        return Err(inconsistent(
+            "no unbounded demand, this one's included".to_owned(),
+        ));
+    }
+    if demand_milli != u32::MAX && asked_milli < demand_milli {
+        return Err(inconsistent(format!(
+            "the members' demands add up to {asked_milli}, less than this one's {demand_milli}"
+        )));
+    }
     Ok(FleetRateState {
         cuts,
         w_max_milli,
         since_cut_ms,
         sum_milli,
         members,
+        asked_milli,
+        unbounded,
     })
+}
+
+/// `limiter`'s reply to a member that left (a TTL of 0): `OK` and the seven counts, which say
+/// nothing about the caller any more.
+pub(crate) fn left_limiter(value: &Value, configured: u32) -> Result<(), FleetError> {
+    let status = status(value, 7)?;
+    match status {
+        Status::Lost => Err(unexpected("LOST")),
+        Status::Mismatch(_) => Err(unexpected("MISMATCH")),
+        _ => ok_counts::<7>(status, configured).map(|_| ()),
+    }
 }
 
 /// `report`'s reply: `OK held available held_total refund_room next_lapse_ms`, or `LOST`.
@@ -750,37 +793,59 @@ mod tests {
 
     #[test]
     fn limiter_replies() {
+        const UNBOUNDED: u32 = u32::MAX;
         assert_eq!(
-            limiter(&ok(&[2, 1_000_000, 1500, 900_000, 3]), 500, 300_000).unwrap(),
+            limiter(
+                &ok(&[2, 1_000_000, 1500, 900_000, 3, 50_000, 2]),
+                500,
+                300_000,
+                UNBOUNDED
+            )
+            .unwrap(),
             FleetRateState {
                 cuts: 2,
                 w_max_milli: 1_000_000,
                 since_cut_ms: 1500,
                 sum_milli: 900_000,
-                members: 3
+                members: 3,
+                asked_milli: 50_000,
+                unbounded: 2,
             }
         );
         assert_eq!(
-            limiter(&ok(&[0, 0, 0, 7, 1]), 500, 7).unwrap().cuts,
+            limiter(&ok(&[0, 0, 0, 7, 1, 7, 0]), 500, 7, 7)
+                .unwrap()
+                .cuts,
             0,
             "no throttle yet"
         );
         for hostile in [
-            ok(&[0, 5, 0, 7, 1]),             // a cut rate without a cut
-            ok(&[0, 0, 9, 7, 1]),             // a time since a cut without one
-            ok(&[1, 5, 0, 7, 0]),             // no members
-            ok(&[1, 5, 0, 6, 1]),             // a sum below this member's rate
-            ok(&[1, 5, 0, -1, 1]),            // a negative rate
-            ok(&[1, 5, 0, 1 << 40, 1]),       // beyond u32
-            ok(&[1, 5, 0, 7]),                // too short
-            ok(&[1, 5, 0, 7, 1, 1]),          // too long
+            ok(&[0, 5, 0, 7, 1, 7, 1]),       // a cut rate without a cut
+            ok(&[0, 0, 9, 7, 1, 7, 1]),       // a time since a cut without one
+            ok(&[1, 5, 0, 7, 0, 7, 0]),       // no members
+            ok(&[1, 5, 0, 6, 1, 7, 1]),       // a sum below this member's rate
+            ok(&[1, 5, 0, -1, 1, 7, 1]),      // a negative rate
+            ok(&[1, 5, 0, 1 << 40, 1, 7, 1]), // beyond u32
+            ok(&[1, 5, 0, 7, 1, 7, 2]),       // more unbounded demands than members
+            ok(&[1, 5, 0, 7, 1, 6, 1]),       // demands below this member's
+            ok(&[1, 5, 0, 7, 1, 7]),          // too short
+            ok(&[1, 5, 0, 7, 1, 7, 1, 1]),    // too long
             Value::Array(vec![bulk("LOST")]), // a quota status
             Value::Array(vec![bulk("MISMATCH"), Value::Int(5)]),
         ] {
-            assert!(limiter(&hostile, 500, 7).is_err(), "{hostile:?}");
+            assert!(limiter(&hostile, 500, 7, 7).is_err(), "{hostile:?}");
         }
+        assert!(
+            limiter(&ok(&[1, 5, 0, 7, 1, 7, 0]), 500, 7, UNBOUNDED).is_err(),
+            "no unbounded demand, this one's included"
+        );
         assert!(matches!(
-            limiter(&Value::Array(vec![bulk("BADARG"), Value::Int(2)]), 500, 7),
+            limiter(
+                &Value::Array(vec![bulk("BADARG"), Value::Int(2)]),
+                500,
+                7,
+                7
+            ),
             Err(FleetError::Reply(ReplyError::RejectedArgument(2)))
         ));
     }

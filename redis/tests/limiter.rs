@@ -7,7 +7,7 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rebound_redis::{FleetLimiter, FleetQuotaConfigBuilder, FleetState};
+use rebound_redis::{Demand, FleetLimiter, FleetQuotaConfigBuilder, FleetState};
 use rebound_runtime::rate_limiter::RateControl;
 use rebound_runtime::time::ManualClock;
 use support::{RedisServer, busy_strategy, client, poll, short_rate_period};
@@ -116,7 +116,10 @@ async fn hostile_store_state_is_a_typed_error() {
         .query(&mut conn)
         .unwrap();
     let typed = client(&server, "typed", short).await;
-    let err = typed.limiter(1000, 1, window).await.unwrap_err();
+    let err = typed
+        .limiter(1000, 1, window, Demand::Unbounded)
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, rebound_redis::FleetError::WrongType { .. }),
         "{err:?}"
@@ -129,7 +132,10 @@ async fn hostile_store_state_is_a_typed_error() {
         .query(&mut conn)
         .unwrap();
     let corrupt = client(&server, "corrupt", short).await;
-    let err = corrupt.limiter(1000, 1, window).await.unwrap_err();
+    let err = corrupt
+        .limiter(1000, 1, window, Demand::Unbounded)
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, rebound_redis::FleetError::CorruptPool { .. }),
         "{err:?}"
@@ -138,13 +144,92 @@ async fn hostile_store_state_is_a_typed_error() {
     // A sound fleet: the first throttle cuts from the members' sum, the next within the
     // window does not cut again.
     let sound = client(&server, "sound", short).await;
-    let first = sound.limiter(200_000, 0, window).await.unwrap();
+    let first = sound
+        .limiter(200_000, 0, window, Demand::Unbounded)
+        .await
+        .unwrap();
     assert_eq!(
         (first.cuts, first.sum_milli, first.members),
         (0, 200_000, 1)
     );
-    let cut = sound.limiter(150_000, 2, window).await.unwrap();
+    let cut = sound
+        .limiter(150_000, 2, window, Demand::Unbounded)
+        .await
+        .unwrap();
     assert_eq!((cut.cuts, cut.w_max_milli), (1, 150_000));
-    let again = sound.limiter(100_000, 1, window).await.unwrap();
+    let again = sound
+        .limiter(100_000, 1, window, Demand::Unbounded)
+        .await
+        .unwrap();
     assert_eq!((again.cuts, again.w_max_milli), (1, 150_000));
+
+    let _: () = redis::cmd("HSET")
+        .arg("rebound:{demanding}:demands")
+        .arg("0000000000000001")
+        .arg("2000000000")
+        .query(&mut conn)
+        .unwrap();
+    let demanding = client(&server, "demanding", short)
+        .await
+        .with_lease_id(rebound_redis::LeaseId::from_u64(1));
+    let err = demanding
+        .limiter(1000, 0, window, Demand::Unbounded)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, rebound_redis::FleetError::CorruptPool { .. }),
+        "a demand above a million requests per second that is not the unbounded mark: {err:?}"
+    );
+}
+
+/// The store adds the members' demands up: bounded ones into `asked`, unbounded ones counted;
+/// a member's new demand replaces its last, and one that leaves takes its own away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_adds_the_demands_up() {
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    let window = Duration::from_secs(1);
+    let clients = [
+        client(&server, "demands", short).await,
+        client(&server, "demands", short).await,
+        client(&server, "demands", short).await,
+    ];
+    let [a, b, c] = &clients;
+    let totals = |s: rebound_redis::FleetRateState| (s.members, s.asked_milli, s.unbounded);
+    let s = a
+        .limiter(20_000, 0, window, Demand::Rate(20.0))
+        .await
+        .unwrap();
+    assert_eq!(totals(s), (1, 20_000, 0));
+    let s = b
+        .limiter(30_000, 0, window, Demand::Rate(30.0))
+        .await
+        .unwrap();
+    assert_eq!(totals(s), (2, 50_000, 0));
+    let s = c
+        .limiter(300_000, 0, window, Demand::Unbounded)
+        .await
+        .unwrap();
+    assert_eq!(totals(s), (3, 50_000, 1));
+    // a asks for more: its demand is replaced, not added.
+    let s = a
+        .limiter(25_000, 0, window, Demand::Rate(25.0))
+        .await
+        .unwrap();
+    assert_eq!(totals(s), (3, 55_000, 1));
+    // b becomes limited by its held rate.
+    let s = b
+        .limiter(30_000, 0, window, Demand::Unbounded)
+        .await
+        .unwrap();
+    assert_eq!(totals(s), (3, 25_000, 2));
+    // c leaves: at the next call its rate and demand are gone.
+    c.leave_limiter().await.unwrap();
+    let s = a
+        .limiter(25_000, 0, window, Demand::Rate(25.0))
+        .await
+        .unwrap();
+    assert_eq!(totals(s), (2, 25_000, 1));
+    assert_eq!(s.sum_milli, 55_000);
 }

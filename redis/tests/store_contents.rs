@@ -383,7 +383,14 @@ async fn an_inspection_reads_without_changing_anything() {
     a.lease(25).await.unwrap();
     b.lease(10).await.unwrap();
     a.report(20, 0).await.unwrap();
-    a.limiter(1500, 0, Duration::from_secs(2)).await.unwrap();
+    a.limiter(
+        1500,
+        0,
+        Duration::from_secs(2),
+        rebound_redis::Demand::Rate(1.5),
+    )
+    .await
+    .unwrap();
     let before = raw(&mut conn);
     let view = observer.inspect().await.unwrap();
     assert_eq!(raw(&mut conn), before, "nothing was written");

@@ -1,11 +1,14 @@
 //! The fleet rate limiter experiment: the modelled store cuts at most once
-//! per window and keeps the sum of its members' rates, so that the
-//! members' ceilings (the real `member_rate`) add up to the fleet's
-//! rate; the same seed gives the same rows.
+//! per window and keeps the sum of its members' rates and the totals of
+//! their demands, so that the members' ceilings (the real `member_rate`)
+//! share the fleet's rate: what the members would send under them adds up
+//! to it, or to less when they ask for less; the same seed gives the same
+//! rows.
 
-use rebound_redis::{FleetRateState, member_rate};
+use rebound_redis::{Demand, FleetRateState, member_rate};
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 use rebound_runtime::rate_limiter::CubicShape;
+use rebound_sim::fleet::rate::store::UNBOUNDED;
 use rebound_sim::fleet::rate::{
     LimiterStore, RateParams, RateVariant, SharerSettings, run_experiment,
 };
@@ -31,21 +34,41 @@ fn fleet_rate(state: &FleetRateState) -> f64 {
         .min(2.0 * sum)
 }
 
-/// The ceilings of every member of `store` at `now_ms`, each computed from
-/// the store's state and the member's own rate as its task computes it.
-fn ceilings(store: &LimiterStore, now_ms: u64) -> (FleetRateState, Vec<Option<f64>>) {
+/// A member's demand as the store keeps it (milli-requests per second, or
+/// [`UNBOUNDED`]).
+fn demand(milli: u32) -> Demand {
+    if milli == UNBOUNDED {
+        Demand::Unbounded
+    } else {
+        Demand::Rate(f64::from(milli) / 1000.0)
+    }
+}
+
+/// The demand and ceiling of every member of `store` at `now_ms`, each
+/// ceiling computed from the store's state and the member's demand as its
+/// task computes it.
+fn ceilings(store: &LimiterStore, now_ms: u64) -> (FleetRateState, Vec<(Demand, Option<f64>)>) {
     let state = store.state(now_ms);
     let ceilings = store
-        .rates()
+        .demands()
         .iter()
         .flatten()
-        .map(|&rate| member_rate(CubicShape::BOTOCORE, &state, f64::from(rate) / 1000.0))
+        .map(|&milli| {
+            let demand = demand(milli);
+            (demand, member_rate(CubicShape::BOTOCORE, &state, demand))
+        })
         .collect();
     (state, ceilings)
 }
 
-/// The ceilings add up to the fleet's rate (none of them held at the
-/// 0.5/s floor); returns whether they were checked.
+/// The store's sum and totals are its members' rates and demands added up;
+/// the ceilings share the fleet's rate (none of them held at the 0.5/s
+/// floor): with no member limited they add up to it, and what the members
+/// send (each its demand up to its ceiling) to it or to the demands when
+/// those ask for less; with some limited, every member is held at one
+/// level, at least an equal share, and what they send adds up to at most
+/// the fleet's rate, to it when every bounded demand is within the level.
+/// Returns whether they were checked.
 fn check_shares(store: &LimiterStore, now_ms: u64) -> bool {
     let (state, ceilings) = ceilings(store, now_ms);
     let rates: u64 = store.rates().iter().flatten().map(|&r| u64::from(r)).sum();
@@ -54,33 +77,84 @@ fn check_shares(store: &LimiterStore, now_ms: u64) -> bool {
         rates,
         "the sum is the members' rates"
     );
+    let demands: Vec<u32> = store.demands().iter().flatten().copied().collect();
+    let asked: u64 = demands
+        .iter()
+        .filter(|&&d| d != UNBOUNDED)
+        .map(|&d| u64::from(d))
+        .sum();
+    let unbounded = demands.iter().filter(|&&d| d == UNBOUNDED).count();
+    assert_eq!(
+        (u64::from(state.asked_milli), state.unbounded as usize),
+        (asked, unbounded),
+        "the totals are the members' demands"
+    );
+    assert_eq!(demands.len(), state.members as usize);
     if state.cuts == 0 {
         assert!(
-            ceilings.iter().all(Option::is_none),
+            ceilings.iter().all(|(_, c)| c.is_none()),
             "no ceiling before a cut"
         );
         return false;
     }
-    let ceilings: Vec<f64> = ceilings
+    let ceilings: Vec<(Demand, f64)> = ceilings
         .into_iter()
-        .map(|c| c.expect("a ceiling"))
+        .map(|(d, c)| (d, c.expect("a ceiling")))
         .collect();
-    if ceilings.iter().any(|&c| c <= 0.5) {
+    if ceilings.iter().any(|&(_, c)| c <= 0.5) {
         return false;
     }
-    let total: f64 = ceilings.iter().sum();
     let expected = fleet_rate(&state);
-    assert!(
-        (total - expected).abs() <= 1e-9 * expected.max(1.0),
-        "{total} against {expected}: {state:?}"
-    );
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.max(1.0);
+    let total: f64 = ceilings.iter().map(|&(_, c)| c).sum();
+    let sent: f64 = ceilings
+        .iter()
+        .map(|&(d, c)| match d {
+            Demand::Rate(own) => own.min(c),
+            Demand::Unbounded => c,
+        })
+        .sum();
+    let asked = f64::from(state.asked_milli) / 1000.0;
+    if state.unbounded == 0 {
+        assert!(
+            close(total, expected),
+            "{total} against {expected}: {state:?}"
+        );
+        assert!(
+            close(sent, asked.min(expected)),
+            "{sent} sent against {asked} asked of {expected}: {state:?}"
+        );
+    } else {
+        let level = ceilings[0].1;
+        assert!(
+            ceilings.iter().all(|&(_, c)| c == level),
+            "one level: {ceilings:?}"
+        );
+        let equal = expected / f64::from(state.members);
+        assert!(level >= equal * (1.0 - 1e-9), "{level} below {equal}");
+        assert!(
+            sent <= expected + 1e-9 * expected.max(1.0),
+            "{sent} sent against {expected}: {state:?}"
+        );
+        let within = ceilings.iter().all(|&(d, _)| match d {
+            Demand::Rate(own) => own <= level,
+            Demand::Unbounded => true,
+        });
+        if within {
+            assert!(
+                close(sent, expected),
+                "{sent} sent against {expected}: {state:?}"
+            );
+        }
+    }
     true
 }
 
-/// Random members calling at random times with random rates and
+/// Random members calling at random times with random rates, demands and
 /// throttles: cuts are a window apart or more, each from the sum of the
-/// rates then, and after every call the members' ceilings add up to the
-/// fleet's rate.
+/// rates then, and after every call the store's totals are its members'
+/// demands and the members' ceilings share the fleet's rate
+/// ([`check_shares`]).
 #[test]
 fn the_store_cuts_once_per_window_and_the_shares_add_up() {
     let mut checked = 0;
@@ -95,13 +169,18 @@ fn the_store_cuts_once_per_window_and_the_shares_add_up() {
             now_ms += below(&random, window_ms / 4 + 1);
             let id = below(&random, members as u64) as usize;
             let rate = below(&random, 2_000_000) as u32;
+            let demand = if below(&random, 3) == 0 {
+                UNBOUNDED
+            } else {
+                below(&random, 2_000_000) as u32
+            };
             let throttles = if below(&random, 4) == 0 {
                 1 + below(&random, 5) as u32
             } else {
                 0
             };
             let cuts_before = store.cuts().len();
-            let reply = store.call(now_ms, id, rate, throttles, ttl_ms, window_ms);
+            let reply = store.call(now_ms, id, rate, throttles, ttl_ms, window_ms, demand);
             if store.cuts().len() > cuts_before {
                 assert!(throttles > 0);
                 assert_eq!(u64::from(reply.w_max_milli), u64::from(reply.sum_milli));
@@ -132,8 +211,8 @@ fn small() -> RateParams {
 }
 
 /// A small fleet through the whole experiment: its store cut at most once
-/// per window (two refresh periods), and its members' ceilings add up to
-/// the fleet's rate when the run ends; the same seed gives byte-identical
+/// per window (two refresh periods), and its members' ceilings share the
+/// fleet's rate when the run ends ([`check_shares`]); the same seed gives byte-identical
 /// CSV, another seed other rows.
 #[test]
 fn small_fleets_are_deterministic_and_their_store_keeps_the_rules() {

@@ -7,24 +7,27 @@
 //!
 //! 1. read the limiter ([`RateControl::reading`]) into the process's
 //!    [`AdmittedMeter`] (the rate it was admitted at over its last four
-//!    reads); when a refresh period has
-//!    passed since the last exchange, or the limiter's throttle count rose
-//!    since the last one reported, exchange with the store:
-//!    `limiter(admitted rate, new throttles, ttl, window = 2 periods)`, which reaches
-//!    the [`LimiterStore`] half a round trip later; when its reply is back
-//!    (another half), the throttles are reported and the limiter is held at
-//!    `member_rate(FleetLimiter::SHAPE, reply, own rate)` through
+//!    reads, and the rate it sent at, [`AdmittedMeter::sent`]);
+//! 2. when a refresh period has passed since the last exchange, or the
+//!    limiter's throttle count rose since the last one reported, exchange
+//!    with the store: the demand is [`Demand::of`] the rate sent and the
+//!    rate held then, and `limiter(admitted rate, new throttles, ttl,
+//!    window = 2 periods, demand)` reaches the [`LimiterStore`] half a
+//!    round trip later; when its reply is back (another half), the
+//!    throttles are reported and the limiter is held at
+//!    `member_rate(FleetLimiter::SHAPE, reply, demand)` through
 //!    [`RateControl::hold`] (only when it changed);
-//! 2. sleep a quarter period (or what is left of the period), and again.
+//! 3. sleep a quarter period (or what is left of the period), and again.
 //!
 //! The periods are whole nanoseconds, as the task's `Duration`s. Processes
 //! start at seeded times within the first period, each with an exchange;
-//! the store never fails (no fallback to local limits) and no membership
-//! lapses, the lease TTL being three periods.
+//! the store never fails (no fallback to local limits), no task stops (so
+//! none leaves the limiter) and no membership lapses, the lease TTL being
+//! ten periods by default.
 
 use std::sync::Arc;
 
-use rebound_redis::{AdmittedMeter, FleetLimiter, FleetRateState, member_rate};
+use rebound_redis::{AdmittedMeter, Demand, FleetLimiter, FleetRateState, member_rate};
 use rebound_runtime::rate_limiter::RateControl;
 
 use super::store::LimiterStore;
@@ -102,6 +105,9 @@ struct Call {
     throttles: u64,
     rate_milli: u32,
     new_throttles: u32,
+    /// What the process would send, from the meter and the rate held when
+    /// the call was made.
+    demand: Demand,
     /// The store's reply, once it ran the call.
     reply: Option<FleetRateState>,
 }
@@ -214,6 +220,7 @@ impl Sharers {
                 throttles: reading.throttles,
                 rate_milli: milli(task.meter.rate()),
                 new_throttles: u32::try_from(new).unwrap_or(u32::MAX),
+                demand: Demand::of(task.meter.sent(), task.held),
                 reply: None,
             });
             let half = self.settings.round_trip / 2.0;
@@ -260,6 +267,7 @@ impl Background for Sharers {
                     call.new_throttles,
                     ttl,
                     window,
+                    call.demand.milli(),
                 );
                 call.reply = Some(reply);
                 if self.first_cut.is_none() && reply.cuts > 0 {
@@ -273,7 +281,7 @@ impl Background for Sharers {
                 let task = &mut self.tasks[index];
                 let Some(Call {
                     throttles,
-                    rate_milli,
+                    demand,
                     reply: Some(reply),
                     ..
                 }) = task.call.take()
@@ -281,8 +289,7 @@ impl Background for Sharers {
                     return;
                 };
                 task.reported_throttles = throttles;
-                let own_rate = f64::from(rate_milli) / 1000.0;
-                let rate = member_rate(FleetLimiter::SHAPE, &reply, own_rate);
+                let rate = member_rate(FleetLimiter::SHAPE, &reply, demand);
                 if rate != task.held {
                     task.control.hold(rate);
                     task.held = rate;

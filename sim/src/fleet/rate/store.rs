@@ -1,25 +1,47 @@
 //! [`LimiterStore`]: the fleet rate limiter's state in the store, as the
-//! Lua script keeps it (`rebound:{fleet}:limiter`, `:members`, `:rates`).
+//! Lua script keeps it (`rebound:{fleet}:limiter`, `:members`, `:rates`,
+//! `:demands`).
 //!
 //! Mirrors `redis/src/lua/limiter.lua`: a call reclaims the members whose
-//! membership lapsed (their rates leave the sum), sets the caller's rate and
-//! expiry, and cuts when the caller reports throttles and the window since
-//! the last cut has passed (or there was none): `w_max` is then the sum of
-//! the members' rates, this caller's included; within the window after a
-//! cut, a larger sum raises it. The reply is
+//! membership lapsed (their rates leave the sum, their demands the totals),
+//! replaces the caller's rate, demand and expiry (its previous demand leaves
+//! the totals, the new one joins them), and cuts when the caller reports
+//! throttles and the window since the last cut has passed (or there was
+//! none): `w_max` is then the sum of the members' rates, this caller's
+//! included; within the window after a cut, a larger sum raises it. The
+//! totals are `asked`, the bounded demands added up, and `unbounded`, how
+//! many members' demands are unbounded ([`UNBOUNDED`]). The reply is
 //! [`FleetRateState`], as `rebound-redis` parses it. Times are whole
-//! milliseconds of the store's clock (`TIME`), rates whole
+//! milliseconds of the store's clock (`TIME`), rates and demands whole
 //! milli-requests per second. The simulated store never fails and holds one
-//! fleet; the script's argument checks, key types and key expiry (an idle
-//! fleet) are left out.
+//! fleet; the script's argument checks, key types, key expiry (an idle
+//! fleet) and its bound on the members reclaimed per call (100) are left
+//! out.
 
 use rebound_redis::FleetRateState;
 
-/// One member's entry: its rate and when its membership lapses.
+/// The demand of a member whose held rate limits it (`Demand::Unbounded`'s
+/// `milli()`, the script's `UNBOUNDED`).
+pub const UNBOUNDED: u32 = u32::MAX;
+
+/// One member's entry: its rate, its demand and when its membership lapses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Member {
     rate_milli: u64,
+    /// Milli-requests per second, or [`UNBOUNDED`].
+    demand_milli: u32,
     expiry_ms: u64,
+}
+
+impl Member {
+    /// Takes this member's demand out of the totals (`count_demand(d, -1)`).
+    fn leave(&self, asked: &mut u64, unbounded: &mut u64) {
+        if self.demand_milli == UNBOUNDED {
+            *unbounded = unbounded.saturating_sub(1);
+        } else {
+            *asked = asked.saturating_sub(u64::from(self.demand_milli));
+        }
+    }
 }
 
 /// One cut of the fleet's rate.
@@ -39,6 +61,10 @@ pub struct LimiterStore {
     w_max: u64,
     cut_ms: u64,
     sum: u64,
+    /// The bounded demands added up, milli-requests per second.
+    asked: u64,
+    /// How many members' demands are unbounded.
+    unbounded: u64,
     /// Member `i` is process `i`'s lease id.
     members: Vec<Option<Member>>,
     /// Every cut, in order.
@@ -58,8 +84,10 @@ impl LimiterStore {
         Self::default()
     }
 
-    /// `limiter(id, rate, throttles, ttl_ms, window_ms)` at `now_ms`, the
-    /// script's one call; returns its reply.
+    /// `limiter(id, rate, throttles, ttl_ms, window_ms, demand)` at
+    /// `now_ms`, the script's one call (`demand_milli` in milli-requests per
+    /// second, or [`UNBOUNDED`]); returns its reply.
+    #[allow(clippy::too_many_arguments)]
     pub fn call(
         &mut self,
         now_ms: u64,
@@ -68,24 +96,36 @@ impl LimiterStore {
         throttles: u32,
         ttl_ms: u64,
         window_ms: u64,
+        demand_milli: u32,
     ) -> FleetRateState {
         self.calls += 1;
-        // Members that stopped calling leave, with their rates.
+        // Members that stopped calling leave, with their rates and demands.
         for slot in &mut self.members {
             if let Some(member) = slot
                 && member.expiry_ms <= now_ms
             {
                 self.sum = self.sum.saturating_sub(member.rate_milli);
+                member.leave(&mut self.asked, &mut self.unbounded);
                 *slot = None;
             }
         }
         if self.members.len() <= id {
             self.members.resize(id + 1, None);
         }
-        let old = self.members[id].map_or(0, |m| m.rate_milli);
-        self.sum = self.sum.saturating_sub(old) + u64::from(rate_milli);
+        // The caller's previous rate and demand are replaced by its new ones.
+        let old = self.members[id];
+        self.sum = self.sum.saturating_sub(old.map_or(0, |m| m.rate_milli)) + u64::from(rate_milli);
+        if let Some(old) = old {
+            old.leave(&mut self.asked, &mut self.unbounded);
+        }
+        if demand_milli == UNBOUNDED {
+            self.unbounded += 1;
+        } else {
+            self.asked += u64::from(demand_milli);
+        }
         self.members[id] = Some(Member {
             rate_milli: u64::from(rate_milli),
+            demand_milli,
             expiry_ms: now_ms + ttl_ms,
         });
         // Cut once per event: the first throttle after the window since the
@@ -127,6 +167,8 @@ impl LimiterStore {
             since_cut_ms: capped(since),
             sum_milli: capped(self.sum),
             members: capped(self.members.iter().flatten().count() as u64),
+            asked_milli: capped(self.asked),
+            unbounded: capped(self.unbounded),
         }
     }
 
@@ -137,6 +179,16 @@ impl LimiterStore {
         self.members
             .iter()
             .map(|m| m.map(|m| capped(m.rate_milli)))
+            .collect()
+    }
+
+    /// Every member's demand, milli-requests per second or [`UNBOUNDED`],
+    /// by id (`None` for an id that never called or lapsed).
+    #[must_use]
+    pub fn demands(&self) -> Vec<Option<u32>> {
+        self.members
+            .iter()
+            .map(|m| m.map(|m| m.demand_milli))
             .collect()
     }
 
@@ -161,15 +213,15 @@ mod tests {
     fn cuts_once_per_window_from_the_sum() {
         let mut store = LimiterStore::new();
         let (ttl, window) = (10_000, 6_666);
-        let s = store.call(0, 0, 300_000, 0, ttl, window);
+        let s = store.call(0, 0, 300_000, 0, ttl, window, UNBOUNDED);
         assert_eq!((s.cuts, s.sum_milli, s.members), (0, 300_000, 1));
-        let s = store.call(10, 1, 500_000, 2, ttl, window);
+        let s = store.call(10, 1, 500_000, 2, ttl, window, UNBOUNDED);
         assert_eq!((s.cuts, s.w_max_milli, s.since_cut_ms), (1, 800_000, 0));
         // Within the window: no second cut.
-        let s = store.call(6_000, 0, 200_000, 5, ttl, window);
+        let s = store.call(6_000, 0, 200_000, 5, ttl, window, UNBOUNDED);
         assert_eq!((s.cuts, s.w_max_milli, s.since_cut_ms), (1, 800_000, 5_990));
         assert_eq!(s.sum_milli, 700_000);
-        let s = store.call(6_676, 1, 400_000, 1, ttl, window);
+        let s = store.call(6_676, 1, 400_000, 1, ttl, window, UNBOUNDED);
         assert_eq!((s.cuts, s.w_max_milli, s.since_cut_ms), (2, 600_000, 0));
         let times: Vec<u64> = store.cuts().iter().map(|c| c.at_ms).collect();
         assert_eq!(times, [10, 6_676]);
@@ -178,10 +230,48 @@ mod tests {
     #[test]
     fn lapsed_members_leave_with_their_rates() {
         let mut store = LimiterStore::new();
-        store.call(0, 0, 300_000, 0, 1_000, 100);
-        store.call(500, 2, 100_000, 0, 1_000, 100);
-        let s = store.call(1_000, 1, 50_000, 0, 1_000, 100);
+        store.call(0, 0, 300_000, 0, 1_000, 100, UNBOUNDED);
+        store.call(500, 2, 100_000, 0, 1_000, 100, 80_000);
+        let s = store.call(1_000, 1, 50_000, 0, 1_000, 100, 40_000);
         assert_eq!((s.sum_milli, s.members), (150_000, 2));
         assert_eq!(store.rates(), [None, Some(50_000), Some(100_000)]);
+        assert_eq!(store.demands(), [None, Some(40_000), Some(80_000)]);
+    }
+
+    #[test]
+    fn the_demands_are_totalled_as_the_members_report_and_lapse() {
+        let mut store = LimiterStore::new();
+        let totals = |s: FleetRateState| (s.asked_milli, s.unbounded, s.members);
+        // A bounded member and an unbounded one.
+        let s = store.call(0, 0, 20_000, 0, 1_000, 100, 25_000);
+        assert_eq!(totals(s), (25_000, 0, 1));
+        let s = store.call(10, 1, 90_000, 0, 1_000, 100, UNBOUNDED);
+        assert_eq!(totals(s), (25_000, 1, 2));
+        // The bounded one asks for more: its old demand is replaced.
+        let s = store.call(20, 0, 30_000, 0, 1_000, 100, 60_000);
+        assert_eq!(totals(s), (60_000, 1, 2));
+        // The unbounded one becomes bounded, then unbounded again.
+        let s = store.call(30, 1, 90_000, 0, 1_000, 100, 70_000);
+        assert_eq!(totals(s), (130_000, 0, 2));
+        let s = store.call(40, 1, 90_000, 0, 1_000, 100, UNBOUNDED);
+        assert_eq!(totals(s), (60_000, 1, 2));
+        // The bounded one is limited now: it counts as unbounded.
+        let s = store.call(50, 0, 30_000, 0, 1_000, 100, UNBOUNDED);
+        assert_eq!(totals(s), (0, 2, 2));
+        let s = store.call(60, 0, 30_000, 0, 1_000, 100, 10_000);
+        assert_eq!(totals(s), (10_000, 1, 2));
+        // The unbounded one stops calling: its membership lapses at 1040,
+        // and the next call takes it out.
+        assert_eq!(totals(store.state(1_040)), (10_000, 1, 2));
+        let s = store.call(1_040, 0, 30_000, 0, 1_000, 100, 15_000);
+        assert_eq!(totals(s), (15_000, 0, 1));
+        assert_eq!(store.demands(), [Some(15_000), None]);
+        // The bounded one lapses too; a new member finds only its own demand.
+        let s = store.call(3_000, 2, 5_000, 0, 1_000, 100, UNBOUNDED);
+        assert_eq!(totals(s), (0, 1, 1));
+        // A member that lapsed and calls again counts once.
+        let s = store.call(5_000, 2, 5_000, 0, 1_000, 100, 4_000);
+        assert_eq!(totals(s), (4_000, 0, 1));
+        assert_eq!(s.sum_milli, 5_000);
     }
 }
