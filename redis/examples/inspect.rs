@@ -63,19 +63,26 @@ fn print(fleet: &str, view: &FleetInspection) {
     match &view.limiter {
         None => println!("  rate limiter: none"),
         Some(limiter) => println!(
-            "  rate limiter: cut {} times, last from {} {} ago; the members measure {}",
+            "  rate limiter: cut {} times, last from {} {} ago; the members measure {}, ask for {} and {} more",
             limiter.cuts,
             per_second(&limiter.w_max_milli),
             seconds(&limiter.since_cut_ms),
             per_second(&limiter.sum_milli),
+            per_second(&limiter.asked_milli),
+            limiter.unbounded,
         ),
     }
     println!("  members: {}", view.member_count);
     for member in &view.members {
+        let demand = match member.demand_milli {
+            Stored::Value(u32::MAX) => "more".to_owned(),
+            ref other => per_second(other),
+        };
         println!(
-            "    {:<16}  {:>12}  leaves in {}",
+            "    {:<16}  {:>12}  asks {:>10}  leaves in {}",
             member.id,
             per_second(&member.rate_milli),
+            demand,
             seconds(&member.expires_in_ms)
         );
     }

@@ -86,6 +86,10 @@ pub struct LimiterView {
     pub since_cut_ms: Stored<i64>,
     /// The members' rates added up, in milli-requests per second.
     pub sum_milli: Stored<u64>,
+    /// The members' bounded demands added up, in milli-requests per second.
+    pub asked_milli: Stored<u64>,
+    /// How many members' demands are unbounded.
+    pub unbounded: Stored<u32>,
 }
 
 /// One member of the fleet rate limiter.
@@ -99,6 +103,9 @@ pub struct MemberView {
     pub expires_in_ms: Stored<i64>,
     /// Its measured rate, in milli-requests per second.
     pub rate_milli: Stored<u32>,
+    /// Its demand, in milli-requests per second, `u32::MAX` when it is unbounded
+    /// ([`Demand::milli`](crate::Demand::milli)).
+    pub demand_milli: Stored<u32>,
 }
 
 /// A fleet's keys at one instant, as the store holds them: nothing reclaimed, nothing
@@ -241,20 +248,23 @@ pub fn inspect(value: &Value) -> Result<FleetInspection, FleetError> {
     let limiter = array(items, 5)?;
     let limiter = match limiter.len() {
         0 => None,
-        4 => Some(LimiterView {
+        6 => Some(LimiterView {
             cuts: stored(raw(limiter, 0)?),
             w_max_milli: stored(raw(limiter, 1)?),
             since_cut_ms: relative(raw(limiter, 2)?, now_ms, -1),
             sum_milli: stored(raw(limiter, 3)?),
+            asked_milli: stored(raw(limiter, 4)?),
+            unbounded: stored(raw(limiter, 5)?),
         }),
         n => return Err(ReplyError::Inconsistent(format!("a limiter of {n} fields")).into()),
     };
-    let members = groups(array(items, 7)?, 3)?
+    let members = groups(array(items, 7)?, 4)?
         .map(|member| {
             Ok(MemberView {
                 id: raw(member, 0)?.unwrap_or_default(),
                 expires_in_ms: relative(raw(member, 1)?, now_ms, 1),
                 rate_milli: stored(raw(member, 2)?),
+                demand_milli: stored(raw(member, 3)?),
             })
         })
         .collect::<Result<_, ReplyError>>()?;

@@ -425,6 +425,9 @@ async fn an_inspection_reads_without_changing_anything() {
     assert_eq!(limiter.sum_milli, Stored::Value(1500));
     assert_eq!(view.member_count, 1);
     assert_eq!(view.members[0].rate_milli, Stored::Value(1500));
+    assert_eq!(view.members[0].demand_milli, Stored::Value(1500));
+    assert_eq!(limiter.asked_milli, Stored::Value(1500));
+    assert_eq!(limiter.unbounded, Stored::Value(0));
 
     run(
         &mut conn,

@@ -1,17 +1,18 @@
 -- inspect(): the fleet's keys as they are, read without writing (no lease is reclaimed, no
--- pool created) and without checking them, for an operator. KEYS[5], KEYS[6] and KEYS[7] are
--- the rate limiter's (its state, its members, their rates). Every stored value comes back as
+-- pool created) and without checking them, for an operator. KEYS[5] to KEYS[8] are the rate
+-- limiter's (its state, its members, their rates, their demands). Every stored value comes back as
 -- the string stored, cut at 64 bytes ('' when absent); at most LISTED leases and members, the
 -- soonest to expire first.
 --
 -- Reply: OK now_ms {capacity available held_total owed_total} lease_count
---   {id expiry held owed ...} {cuts w_max cut_ms sum} member_count {id expiry rate ...}
+--   {id expiry held owed ...} {cuts w_max cut_ms sum asked unbounded} member_count
+--   {id expiry rate demand ...}
 -- (a hash that does not exist is {}), or WRONGTYPE key type.
 local LISTED = 1000
-local limiter, members, rates = KEYS[5], KEYS[6], KEYS[7]
+local limiter, members, rates, demands = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
 local wrong = wrong_type()
 if wrong then return wrong end
-for _, pair in ipairs({{limiter, 'hash'}, {members, 'zset'}, {rates, 'hash'}}) do
+for _, pair in ipairs({{limiter, 'hash'}, {members, 'zset'}, {rates, 'hash'}, {demands, 'hash'}}) do
   local found = redis.call('TYPE', pair[1]).ok
   if found ~= 'none' and found ~= pair[2] then
     return {'WRONGTYPE', pair[1], found}
@@ -50,5 +51,5 @@ end
 return {'OK', tostring(now_ms()),
   fields(pool, {'capacity', 'available', 'held_total', 'owed_total'}),
   redis.call('ZCARD', leases), listed(leases, {held, owed}),
-  fields(limiter, {'cuts', 'w_max', 'cut_ms', 'sum'}),
-  redis.call('ZCARD', members), listed(members, {rates})}
+  fields(limiter, {'cuts', 'w_max', 'cut_ms', 'sum', 'asked', 'unbounded'}),
+  redis.call('ZCARD', members), listed(members, {rates, demands})}
