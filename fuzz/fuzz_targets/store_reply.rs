@@ -29,8 +29,8 @@ fn value(u: &mut Unstructured<'_>, depth: u32) -> arbitrary::Result<Value> {
                 b"BADARG",
             ])?;
             let mut items = vec![Value::BulkString(status.to_vec())];
-            // Up to one more count than the longest reply (the limiter's seven).
-            for _ in 0..u.int_in_range(0..=8)? {
+            // Up to one more count than the longest reply (the limiter's eight).
+            for _ in 0..u.int_in_range(0..=9)? {
                 items.push(Value::Int(i64::from(u32::arbitrary(u)?) - i64::from(u8::arbitrary(u)?)));
             }
             Value::Array(items)
@@ -74,6 +74,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(state) = limiter(&reply, capacity, n, demand) {
         assert!(state.members >= 1 && state.sum_milli >= n);
         assert!(state.unbounded <= state.members);
+        assert!(state.cuts > 0 || state.cut_members == 0);
         if demand == u32::MAX {
             assert!(state.unbounded >= 1, "this member's unbounded demand counts");
         } else {

@@ -63,9 +63,10 @@ fn print(fleet: &str, view: &FleetInspection) {
     match &view.limiter {
         None => println!("  rate limiter: none"),
         Some(limiter) => println!(
-            "  rate limiter: cut {} times, last from {} {} ago; the members measure {}, ask for {} and {} more",
+            "  rate limiter: cut {} times, last from {} among {} {} ago; the members measure {}, ask for {} and {} more",
             limiter.cuts,
             per_second(&limiter.w_max_milli),
+            limiter.cut_members,
             seconds(&limiter.since_cut_ms),
             per_second(&limiter.sum_milli),
             per_second(&limiter.asked_milli),

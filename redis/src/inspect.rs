@@ -90,6 +90,8 @@ pub struct LimiterView {
     pub asked_milli: Stored<u64>,
     /// How many members' demands are unbounded.
     pub unbounded: Stored<u32>,
+    /// How many members the fleet had at the last cut.
+    pub cut_members: Stored<u32>,
 }
 
 /// One member of the fleet rate limiter.
@@ -248,13 +250,14 @@ pub fn inspect(value: &Value) -> Result<FleetInspection, FleetError> {
     let limiter = array(items, 5)?;
     let limiter = match limiter.len() {
         0 => None,
-        6 => Some(LimiterView {
+        7 => Some(LimiterView {
             cuts: stored(raw(limiter, 0)?),
             w_max_milli: stored(raw(limiter, 1)?),
             since_cut_ms: relative(raw(limiter, 2)?, now_ms, -1),
             sum_milli: stored(raw(limiter, 3)?),
             asked_milli: stored(raw(limiter, 4)?),
             unbounded: stored(raw(limiter, 5)?),
+            cut_members: stored(raw(limiter, 6)?),
         }),
         n => return Err(ReplyError::Inconsistent(format!("a limiter of {n} fields")).into()),
     };

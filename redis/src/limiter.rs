@@ -166,8 +166,9 @@ impl Drop for FleetLimiter {
 /// `demand`; `None` before the fleet's first throttle.
 ///
 /// The fleet's rate is `shape`'s curve from the rate it was last cut at
-/// ([`CubicShape::rate_after`]), or what its members would reach on their own where that is
-/// higher (botocore's curve from an equal share of the cut rate), at most twice what the fleet
+/// ([`CubicShape::rate_after`]), or what the members it cut would reach on their own where
+/// that is higher (botocore's curve from an equal share of the cut rate), at most twice what
+/// the fleet
 /// is admitted (as botocore caps one client's at twice what it measures). It is shared as
 /// Doorman's fair share shares a capacity: members that ask for less than an equal share get
 /// what they ask, and the rest is split equally between the members whose held rate limits
@@ -191,6 +192,7 @@ impl Drop for FleetLimiter {
 ///     members: 4,
 ///     asked_milli: 150_000,
 ///     unbounded: 1,
+///     cut_members: 4,
 /// };
 /// // The fleet's rate is 95% of 1000/s; the limited member gets what the others leave.
 /// let rate = member_rate(FleetLimiter::SHAPE, &fleet, Demand::Unbounded).unwrap();
@@ -207,11 +209,16 @@ pub fn member_rate(shape: CubicShape, fleet: &FleetRateState, demand: Demand) ->
     let since_cut = f64::from(fleet.since_cut_ms) / 1000.0;
     let sum = f64::from(fleet.sum_milli) / 1000.0;
     let members = f64::from(fleet.members.max(1));
-    // The fleet grows back at least as fast as its members would on their own (botocore's
-    // curve from an equal share of the cut rate, which probes upward by an absolute amount):
-    // from a cut taken while the fleet's meters still lagged its climb, `shape` alone would
-    // take its whole recovery period to find that low rate again.
-    let on_their_own = members * CubicShape::BOTOCORE.rate_after(w_max / members, since_cut);
+    // The fleet grows back at least as fast as the members it cut would on their own
+    // (botocore's curve from an equal share of the cut rate, which probes upward by an
+    // absolute amount): from a cut taken while the fleet's meters still lagged its climb,
+    // `shape` alone would take its whole recovery period to find that low rate again. Members
+    // that joined since add no probes of their own: a fleet that doubled would overshoot.
+    let cut = match fleet.cut_members {
+        0 => members,
+        n => f64::from(n),
+    };
+    let on_their_own = cut * CubicShape::BOTOCORE.rate_after(w_max / cut, since_cut);
     let fleet_rate = shape
         .rate_after(w_max, since_cut)
         .max(on_their_own)
@@ -390,6 +397,7 @@ mod tests {
             members,
             asked_milli: milli(asked),
             unbounded,
+            cut_members: members,
         }
     }
 
@@ -419,6 +427,27 @@ mod tests {
         let fleet = state(1000.0, 0, 1000.0, 10, 160.0, 2);
         let each = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded).unwrap();
         assert!((each - 270.0).abs() < 1e-6, "{each}");
+    }
+
+    #[test]
+    fn members_that_joined_since_the_cut_do_not_raise_the_fleet_rate() {
+        // Cut from 400/s among 10 members, 5 s ago; 10 more have joined since.
+        let at_cut = state(400.0, 5000, 400.0, 10, 0.0, 10);
+        let grown = FleetRateState {
+            members: 20,
+            unbounded: 20,
+            ..at_cut
+        };
+        let before = member_rate(CubicShape::SHALLOW, &at_cut, Demand::Unbounded).unwrap();
+        let after = member_rate(CubicShape::SHALLOW, &grown, Demand::Unbounded).unwrap();
+        assert!(
+            (10.0 * before - 20.0 * after).abs() < 1e-6,
+            "{before} {after}"
+        );
+        assert!(
+            10.0 * before > 400.0,
+            "the members' own curves probe above the cut rate"
+        );
     }
 
     #[test]

@@ -82,6 +82,9 @@ pub struct FleetRateState {
     pub asked_milli: u32,
     /// How many members' demands are [`Unbounded`](crate::Demand::Unbounded).
     pub unbounded: u32,
+    /// How many members the fleet had at the last cut (0 before the first, or from a store
+    /// that did not count them).
+    pub cut_members: u32,
 }
 
 /// A reply of a shape the protocol does not have.
@@ -356,15 +359,15 @@ pub fn lease(value: &Value, configured: u32, want: u32) -> Result<LeaseGrant, Fl
     })
 }
 
-/// `limiter`'s reply: `OK cuts w_max since_cut sum members asked unbounded`, to a call that
-/// sent `rate_milli` and `demand_milli` ([`Demand::milli`](crate::Demand::milli)).
+/// `limiter`'s reply: `OK cuts w_max since_cut sum members asked unbounded cut_members`, to a
+/// call that sent `rate_milli` and `demand_milli` ([`Demand::milli`](crate::Demand::milli)).
 pub fn limiter(
     value: &Value,
     configured: u32,
     rate_milli: u32,
     demand_milli: u32,
 ) -> Result<FleetRateState, FleetError> {
-    let status = status(value, 7)?;
+    let status = status(value, 8)?;
     match status {
         Status::Lost => return Err(unexpected("LOST")),
         Status::Mismatch(_) => return Err(unexpected("MISMATCH")),
@@ -378,6 +381,7 @@ pub fn limiter(
         members,
         asked_milli,
         unbounded,
+        cut_members,
     ] = ok_counts(status, configured)?;
     if members == 0 {
         return Err(inconsistent("no members, this one included".to_owned()));
@@ -387,9 +391,9 @@ pub fn limiter(
             "the members' rates add up to {sum_milli}, less than this one's {rate_milli}"
         )));
     }
-    if cuts == 0 && (w_max_milli != 0 || since_cut_ms != 0) {
+    if cuts == 0 && (w_max_milli != 0 || since_cut_ms != 0 || cut_members != 0) {
         return Err(inconsistent(format!(
-            "no cut, yet a cut rate of {w_max_milli} {since_cut_ms} ms ago"
+            "no cut, yet a cut rate of {w_max_milli} {since_cut_ms} ms ago among {cut_members}"
         )));
     }
     if unbounded > members {
@@ -415,17 +419,18 @@ pub fn limiter(
         members,
         asked_milli,
         unbounded,
+        cut_members,
     })
 }
 
-/// `limiter`'s reply to a member that left (a TTL of 0): `OK` and the seven counts, which say
+/// `limiter`'s reply to a member that left (a TTL of 0): `OK` and the eight counts, which say
 /// nothing about the caller any more.
 pub(crate) fn left_limiter(value: &Value, configured: u32) -> Result<(), FleetError> {
-    let status = status(value, 7)?;
+    let status = status(value, 8)?;
     match status {
         Status::Lost => Err(unexpected("LOST")),
         Status::Mismatch(_) => Err(unexpected("MISMATCH")),
-        _ => ok_counts::<7>(status, configured).map(|_| ()),
+        _ => ok_counts::<8>(status, configured).map(|_| ()),
     }
 }
 
@@ -796,7 +801,7 @@ mod tests {
         const UNBOUNDED: u32 = u32::MAX;
         assert_eq!(
             limiter(
-                &ok(&[2, 1_000_000, 1500, 900_000, 3, 50_000, 2]),
+                &ok(&[2, 1_000_000, 1500, 900_000, 3, 50_000, 2, 3]),
                 500,
                 300_000,
                 UNBOUNDED
@@ -810,33 +815,35 @@ mod tests {
                 members: 3,
                 asked_milli: 50_000,
                 unbounded: 2,
+                cut_members: 3,
             }
         );
         assert_eq!(
-            limiter(&ok(&[0, 0, 0, 7, 1, 7, 0]), 500, 7, 7)
+            limiter(&ok(&[0, 0, 0, 7, 1, 7, 0, 0]), 500, 7, 7)
                 .unwrap()
                 .cuts,
             0,
             "no throttle yet"
         );
         for hostile in [
-            ok(&[0, 5, 0, 7, 1, 7, 1]),       // a cut rate without a cut
-            ok(&[0, 0, 9, 7, 1, 7, 1]),       // a time since a cut without one
-            ok(&[1, 5, 0, 7, 0, 7, 0]),       // no members
-            ok(&[1, 5, 0, 6, 1, 7, 1]),       // a sum below this member's rate
-            ok(&[1, 5, 0, -1, 1, 7, 1]),      // a negative rate
-            ok(&[1, 5, 0, 1 << 40, 1, 7, 1]), // beyond u32
-            ok(&[1, 5, 0, 7, 1, 7, 2]),       // more unbounded demands than members
-            ok(&[1, 5, 0, 7, 1, 6, 1]),       // demands below this member's
-            ok(&[1, 5, 0, 7, 1, 7]),          // too short
-            ok(&[1, 5, 0, 7, 1, 7, 1, 1]),    // too long
-            Value::Array(vec![bulk("LOST")]), // a quota status
+            ok(&[0, 5, 0, 7, 1, 7, 1, 0]),       // a cut rate without a cut
+            ok(&[0, 0, 9, 7, 1, 7, 1, 0]),       // a time since a cut without one
+            ok(&[0, 0, 0, 7, 1, 7, 1, 1]),       // members at a cut without one
+            ok(&[1, 5, 0, 7, 0, 7, 0, 1]),       // no members
+            ok(&[1, 5, 0, 6, 1, 7, 1, 1]),       // a sum below this member's rate
+            ok(&[1, 5, 0, -1, 1, 7, 1, 1]),      // a negative rate
+            ok(&[1, 5, 0, 1 << 40, 1, 7, 1, 1]), // beyond u32
+            ok(&[1, 5, 0, 7, 1, 7, 2, 1]),       // more unbounded demands than members
+            ok(&[1, 5, 0, 7, 1, 6, 1, 1]),       // demands below this member's
+            ok(&[1, 5, 0, 7, 1, 7, 1]),          // too short
+            ok(&[1, 5, 0, 7, 1, 7, 1, 1, 1]),    // too long
+            Value::Array(vec![bulk("LOST")]),    // a quota status
             Value::Array(vec![bulk("MISMATCH"), Value::Int(5)]),
         ] {
             assert!(limiter(&hostile, 500, 7, 7).is_err(), "{hostile:?}");
         }
         assert!(
-            limiter(&ok(&[1, 5, 0, 7, 1, 7, 0]), 500, 7, UNBOUNDED).is_err(),
+            limiter(&ok(&[1, 5, 0, 7, 1, 7, 0, 1]), 500, 7, UNBOUNDED).is_err(),
             "no unbounded demand, this one's included"
         );
         assert!(matches!(

@@ -156,7 +156,10 @@ async fn hostile_store_state_is_a_typed_error() {
         .limiter(150_000, 2, window, Demand::Unbounded)
         .await
         .unwrap();
-    assert_eq!((cut.cuts, cut.w_max_milli), (1, 150_000));
+    assert_eq!(
+        (cut.cuts, cut.w_max_milli, cut.cut_members),
+        (1, 150_000, 1)
+    );
     let again = sound
         .limiter(100_000, 1, window, Demand::Unbounded)
         .await

@@ -5,7 +5,7 @@
 -- soonest to expire first.
 --
 -- Reply: OK now_ms {capacity available held_total owed_total} lease_count
---   {id expiry held owed ...} {cuts w_max cut_ms sum asked unbounded} member_count
+--   {id expiry held owed ...} {cuts w_max cut_ms sum asked unbounded cut_members} member_count
 --   {id expiry rate demand ...}
 -- (a hash that does not exist is {}), or WRONGTYPE key type.
 local LISTED = 1000
@@ -51,5 +51,5 @@ end
 return {'OK', tostring(now_ms()),
   fields(pool, {'capacity', 'available', 'held_total', 'owed_total'}),
   redis.call('ZCARD', leases), listed(leases, {held, owed}),
-  fields(limiter, {'cuts', 'w_max', 'cut_ms', 'sum', 'asked', 'unbounded'}),
+  fields(limiter, {'cuts', 'w_max', 'cut_ms', 'sum', 'asked', 'unbounded', 'cut_members'}),
   redis.call('ZCARD', members), listed(members, {rates, demands})}

@@ -3,7 +3,8 @@
 -- KEYS[1] the limiter, a hash: cuts (how many times the fleet's rate was cut), w_max (the
 --         fleet's rate at the last cut), cut_ms (when, in milliseconds of this server's clock),
 --         sum (the members' rates added up), asked (the bounded demands added up), unbounded
---         (how many members' demands are unbounded)
+--         (how many members' demands are unbounded), cut_members (how many members the fleet
+--         had at the last cut)
 -- KEYS[2] the members, a sorted set: member id -> expiry, in milliseconds of this server's clock
 -- KEYS[3] the members' rates, a hash: member id -> measured rate
 -- KEYS[4] the members' demands, a hash: member id -> the rate it would send, or UNBOUNDED when
@@ -15,7 +16,7 @@
 -- member leaves), the window in milliseconds within which throttles count as one event (one
 -- cut), and its demand.
 --
--- Reply: OK cuts w_max since_cut_ms sum members asked unbounded, or WRONGTYPE key type,
+-- Reply: OK cuts w_max since_cut_ms sum members asked unbounded cut_members, or WRONGTYPE key type,
 -- CORRUPT what, BADARG position. Every number in it is a whole number from 0 to 2^32 - 1.
 
 -- After the prelude (its `count`, `whole`, `count_arg`, `now_ms`, `beyond_horizon` and
@@ -43,12 +44,14 @@ local wrong = wrong_type()
 if wrong then return wrong end
 local now = now_ms()
 
-local v = redis.call('HMGET', limiter, 'cuts', 'w_max', 'cut_ms', 'sum', 'asked', 'unbounded')
+local v = redis.call('HMGET', limiter, 'cuts', 'w_max', 'cut_ms', 'sum', 'asked', 'unbounded',
+  'cut_members')
 local cuts, w_max = count(v[1] or 0), whole(v[2] or 0, EXACT_MAX)
 local cut_ms, sum = whole(v[3] or 0, EXACT_MAX), whole(v[4] or 0, EXACT_MAX)
 local asked, unbounded = whole(v[5] or 0, EXACT_MAX), count(v[6] or 0)
+local cut_members = count(v[7] or 0)
 if cuts == nil or w_max == nil or cut_ms == nil or sum == nil or asked == nil
-    or unbounded == nil then
+    or unbounded == nil or cut_members == nil then
   return {'CORRUPT', 'a limiter field is not a whole number in range'}
 end
 local far = beyond_horizon(members, now)
@@ -125,13 +128,14 @@ else
     cuts = cuts + 1
     w_max = sum
     cut_ms = now
+    cut_members = redis.call('ZCARD', members)
   elseif cuts > 0 and now - cut_ms < window and sum > w_max then
     -- Within the window the members report what they were admitted before they heard of the
     -- cut: the fleet was admitted at least that much.
     w_max = sum
   end
   redis.call('HSET', limiter, 'cuts', cuts, 'w_max', w_max, 'cut_ms', cut_ms, 'sum', sum,
-    'asked', asked, 'unbounded', unbounded)
+    'asked', asked, 'unbounded', unbounded, 'cut_members', cut_members)
   -- Keys of a fleet nobody calls any more go away.
   local idle = ttl * 2 + window
   redis.call('PEXPIRE', limiter, idle)
@@ -144,4 +148,4 @@ local since = 0
 if cuts > 0 then since = math.max(now - cut_ms, 0) end
 return {'OK', math.min(cuts, U32_MAX), math.min(w_max, U32_MAX), math.min(since, U32_MAX),
   math.min(sum, U32_MAX), math.min(redis.call('ZCARD', members), U32_MAX),
-  math.min(asked, U32_MAX), math.min(unbounded, U32_MAX)}
+  math.min(asked, U32_MAX), math.min(unbounded, U32_MAX), math.min(cut_members, U32_MAX)}
