@@ -311,7 +311,12 @@ impl Sharer {
         let reading = self.control.reading();
         let throttles = reading.throttles.saturating_sub(self.reported_throttles);
         let rate_milli = milli(self.meter.rate());
-        let demand = Demand::of(self.meter.sent(), self.held);
+        // A process ramping up to its share is limited by the ramp.
+        let demand = if self.ramp_from.is_some() {
+            Demand::Unbounded
+        } else {
+            Demand::of(self.meter.sent(), self.held)
+        };
         // Throttles count as one event within two periods of a cut: the members hear of a cut
         // within one period each, and the throttles of the overload it answered keep coming
         // until they do.
