@@ -124,6 +124,7 @@ impl FleetLimiter {
             stop: Arc::clone(&stop),
             reported_throttles: 0,
             held: None,
+            held_before: None,
             meter: AdmittedMeter::new(READS_PER_PERIOD),
             origin: tokio::time::Instant::now(),
             exchanged: false,
@@ -172,10 +173,12 @@ impl Drop for FleetLimiter {
 /// is admitted (as botocore caps one client's at twice what it measures). It is shared as
 /// Doorman's fair share shares a capacity: members that ask for less than an equal share get
 /// what they ask, and the rest is split equally between the members whose held rate limits
-/// them. Every member is held at that equal part of the rest (the water level): a member
-/// that asks for less does not send more than it asks, and one whose demand grows is limited
-/// at the level, counts as [`Unbounded`](Demand::Unbounded) from its next exchange, and so
-/// gets its part. The level is never below an equal share of the fleet's rate. When no
+/// them. Every member is held at that equal part of the rest (the water level), or at its
+/// demand where that is higher (it is in what the others leave): a member that asks for less
+/// does not send more than it asks, and one whose demand grows is limited at the level,
+/// counts as [`Unbounded`](Demand::Unbounded) from its next exchange, and so gets its part.
+/// The level is never below an equal share of the fleet's rate (the demands above it are
+/// then scaled down, so that the whole stays the fleet's rate). When no
 /// member is limited, each is held at its demand and an equal part of what the demands leave
 /// (or, when they ask for more than the fleet's rate, at its demand scaled down to it).
 ///
@@ -229,7 +232,18 @@ pub fn member_rate(shape: CubicShape, fleet: &FleetRateState, demand: Demand) ->
         (0, Demand::Rate(own)) if asked >= fleet_rate => own * fleet_rate / asked,
         (0, Demand::Rate(own)) => own + (fleet_rate - asked) / members,
         (0, Demand::Unbounded) => equal,
-        (limited, _) => ((fleet_rate - asked) / f64::from(limited)).max(equal),
+        (limited, demand) => {
+            let limited = f64::from(limited);
+            let level = ((fleet_rate - asked) / limited).max(equal);
+            match demand {
+                Demand::Unbounded => level,
+                // Its demand is in `asked`, so the level already leaves it; scaled down when
+                // the equal share's floor makes the whole more than the fleet's rate.
+                Demand::Rate(own) => {
+                    level.max(own * (fleet_rate / (asked + limited * level)).min(1.0))
+                }
+            }
+        }
     };
     Some(rate.max(MIN_RATE))
 }
@@ -246,6 +260,8 @@ struct Sharer {
     reported_throttles: u64,
     /// The rate last held at.
     held: Option<f64>,
+    /// The rate held at before the last exchange.
+    held_before: Option<f64>,
     /// What the service admitted this process over the last period.
     meter: AdmittedMeter,
     /// The meter's time origin.
@@ -315,7 +331,12 @@ impl Sharer {
         let demand = if self.ramp_from.is_some() {
             Demand::Unbounded
         } else {
-            Demand::of(self.meter.sent(), self.held)
+            // The period measured ran under the last hold and the one before it.
+            let held = match (self.held, self.held_before) {
+                (Some(now), Some(before)) => Some(now.min(before)),
+                (now, _) => now,
+            };
+            Demand::of(self.meter.sent(), held)
         };
         // Throttles count as one event within two periods of a cut: the members hear of a cut
         // within one period each, and the throttles of the overload it answered keep coming
@@ -349,6 +370,7 @@ impl Sharer {
     }
 
     fn hold(&mut self, rate: Option<f64>) {
+        self.held_before = self.held;
         if rate != self.held {
             self.control.hold(rate);
             self.held = rate;
@@ -457,10 +479,27 @@ mod tests {
 
     #[test]
     fn the_level_is_never_below_an_equal_share() {
-        // The bounded demands ask for more than the fleet's rate.
+        // The bounded demands ask for more than the fleet's rate (700/s).
         let fleet = state(1000.0, 0, 1000.0, 10, 900.0, 1);
         let rate = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded).unwrap();
         assert!((rate - 70.0).abs() < 1e-6, "{rate}");
+        // A demand above the level is scaled down so that the whole is the fleet's rate.
+        let rate = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Rate(100.0)).unwrap();
+        assert!((rate - 100.0 * 700.0 / 970.0).abs() < 1e-6, "{rate}");
+    }
+
+    #[test]
+    fn a_demand_above_the_level_is_kept() {
+        // 700/s among four: one asks for 300/s, one for 50/s, two are limited.
+        let fleet = state(1000.0, 0, 1000.0, 4, 350.0, 2);
+        let limited = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded).unwrap();
+        let large = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Rate(300.0)).unwrap();
+        let small = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Rate(50.0)).unwrap();
+        assert!((limited - 175.0).abs() < 1e-6, "{limited}");
+        assert!((large - 300.0).abs() < 1e-6, "{large}");
+        assert_eq!(small, limited);
+        // What they send adds up to the fleet's rate.
+        assert!((2.0 * limited + large + 50.0 - 700.0).abs() < 1e-6);
     }
 
     #[test]
