@@ -177,8 +177,8 @@ impl Drop for FleetLimiter {
 /// demand where that is higher (it is in what the others leave): a member that asks for less
 /// does not send more than it asks, and one whose demand grows is limited at the level,
 /// counts as [`Unbounded`](Demand::Unbounded) from its next exchange, and so gets its part.
-/// The level is never below an equal share of the fleet's rate (the demands above it are
-/// then scaled down, so that the whole stays the fleet's rate). When no
+/// The limited members never get less than an equal share of the fleet's rate: when the
+/// demands leave them less, the demands are scaled down to the rest. When no
 /// member is limited, each is held at its demand and an equal part of what the demands leave
 /// (or, when they ask for more than the fleet's rate, at its demand scaled down to it).
 ///
@@ -234,14 +234,14 @@ pub fn member_rate(shape: CubicShape, fleet: &FleetRateState, demand: Demand) ->
         (0, Demand::Unbounded) => equal,
         (limited, demand) => {
             let limited = f64::from(limited);
-            let level = ((fleet_rate - asked) / limited).max(equal);
+            let level = (fleet_rate - asked) / limited;
             match demand {
-                Demand::Unbounded => level,
-                // Its demand is in `asked`, so the level already leaves it; scaled down when
-                // the equal share's floor makes the whole more than the fleet's rate.
-                Demand::Rate(own) => {
-                    level.max(own * (fleet_rate / (asked + limited * level)).min(1.0))
-                }
+                Demand::Unbounded => level.max(equal),
+                // Its demand is in `asked`: the level leaves it.
+                Demand::Rate(own) if level >= equal => level.max(own),
+                // The demands leave the limited members less than an equal share: they get
+                // that, and the demands are scaled down to the rest.
+                Demand::Rate(own) => own * (fleet_rate - limited * equal) / asked,
             }
         }
     };
@@ -483,9 +483,9 @@ mod tests {
         let fleet = state(1000.0, 0, 1000.0, 10, 900.0, 1);
         let rate = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Unbounded).unwrap();
         assert!((rate - 70.0).abs() < 1e-6, "{rate}");
-        // A demand above the level is scaled down so that the whole is the fleet's rate.
+        // The demands are scaled down to the rest: 630/s for 900/s of demands.
         let rate = member_rate(CubicShape::BOTOCORE, &fleet, Demand::Rate(100.0)).unwrap();
-        assert!((rate - 100.0 * 700.0 / 970.0).abs() < 1e-6, "{rate}");
+        assert!((rate - 100.0 * 630.0 / 900.0).abs() < 1e-6, "{rate}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use clap::Args;
 use super::progress::with_bar;
 use super::{DEFAULT_SEED, bounded};
 use crate::fleet::rate::limited::{self, LimitedParams, LimitedRun};
+use crate::fleet::rate::parts::{self, PartsRun};
 use crate::fleet::rate::{self, RateParams, RateRun, RateVariant, SharerSettings};
 use crate::fleet::traffic::{self, TrafficParams, TrafficRun};
 use crate::fleet::{FleetParams, FleetRun, LeaseSettings, run_experiment};
@@ -137,33 +138,33 @@ impl FleetArgs {
     }
 }
 
-/// The scenarios of the multi-process tests, `runs` runs of each case.
-#[must_use]
-pub(super) fn process_params(runs: u64) -> (TrafficParams, LimitedParams) {
-    (
-        TrafficParams {
-            runs,
-            ..TrafficParams::default()
-        },
-        LimitedParams {
-            runs,
-            ..LimitedParams::default()
-        },
-    )
+/// The scenarios of the multi-process tests and their runs.
+#[derive(Debug)]
+pub(super) struct ProcessRuns {
+    traffic: TrafficParams,
+    traffic_runs: Vec<TrafficRun>,
+    limited: LimitedParams,
+    limited_runs: Vec<LimitedRun>,
+    parts_runs: Vec<PartsRun>,
 }
 
-/// The runs of the multi-process tests' scenarios, behind progress bars.
+/// The scenarios of the multi-process tests, `runs` runs of each case
+/// (seeds from `seed` on), behind progress bars.
 #[must_use]
-pub(super) fn process_runs(
-    traffic: &TrafficParams,
-    limited: &LimitedParams,
-    seed: u64,
-) -> (Vec<TrafficRun>, Vec<LimitedRun>) {
+pub(super) fn process_runs(runs: u64, seed: u64) -> ProcessRuns {
+    let traffic = TrafficParams {
+        runs,
+        ..TrafficParams::default()
+    };
+    let limited = LimitedParams {
+        runs,
+        ..LimitedParams::default()
+    };
     let traffic_runs = with_bar(
         "fleet: outage after traffic",
         traffic.run_count() as u64,
         "runs",
-        |progress| traffic::run_experiment(traffic, seed, progress),
+        |progress| traffic::run_experiment(&traffic, seed, progress),
     );
     // The test's 10-process cases, then its 50-process ones.
     let fifty = limited.with_processes(50);
@@ -172,31 +173,47 @@ pub(super) fn process_runs(
         2 * limited.run_count() as u64,
         "runs",
         |progress| {
-            let mut runs = limited::run_experiment(limited, seed, progress);
+            let mut runs = limited::run_experiment(&limited, seed, progress);
             runs.extend(limited::run_experiment(&fifty, seed, progress));
             runs
         },
     );
-    (traffic_runs, limited_runs)
+    let parts_runs = with_bar(
+        "fleet: members differ or change",
+        parts::run_count(&limited) as u64,
+        "runs",
+        |progress| parts::run_experiment(&limited, seed, progress),
+    );
+    ProcessRuns {
+        traffic,
+        traffic_runs,
+        limited,
+        limited_runs,
+        parts_runs,
+    }
 }
 
 /// The Markdown section of the multi-process tests' scenarios: each beside
-/// the processes.
+/// the processes, then the model's figures for those not measured yet.
 #[must_use]
-pub(super) fn process_section(
-    traffic: &TrafficParams,
-    traffic_runs: &[TrafficRun],
-    limited: &LimitedParams,
-    limited_runs: &[LimitedRun],
-    seed: u64,
-) -> String {
+pub(super) fn process_section(runs: &ProcessRuns, seed: u64) -> String {
+    let ProcessRuns {
+        traffic,
+        traffic_runs,
+        limited,
+        limited_runs,
+        parts_runs,
+    } = runs;
     format!(
         "## Beside the processes: background failures before an outage ({} processes, {} requests/s \
          in all, healthy {} s then down {} s; quota {}, leases of {}, refresh every {:.3} s, store round \
          trip {} ms; {} runs each, seeds {seed}–{})\n\n{}\n\
          ## Beside the processes: throttling from the first request ({} and 50 processes × {} loops \
          each starting a request every {} s and {} s, against {} requests/s admitted in {} s windows; \
-         exchanges every {} s; {} s runs; {} runs each, seeds {seed}–{})\n\n{}",
+         exchanges every {} s; {} s runs; {} runs each, seeds {seed}–{})\n\n{}\n\
+         ## The model alone: fleets whose members differ or change (throttled from the first request, \
+         {} requests/s admitted in {} s windows; exchanges every {} s; {} s runs; {} runs each, seeds \
+         {seed}–{}; the processes' figures are not measured yet)\n\n{}",
         traffic
             .processes
             .iter()
@@ -224,6 +241,13 @@ pub(super) fn process_section(
         limited.runs,
         seed + limited.runs - 1,
         report::fleet_processes::limited_table(limited, limited_runs),
+        limited.admitted_rate(),
+        limited.window,
+        limited.sharer.refresh_period,
+        limited.duration,
+        limited.runs,
+        seed + limited.runs - 1,
+        report::fleet_processes::parts_table(limited, parts_runs),
     )
 }
 
@@ -323,16 +347,9 @@ pub(super) fn write(
 ///
 /// If `--out` is given and a file cannot be written.
 pub(super) fn run(args: &FleetArgs) -> Result<String, Box<dyn Error>> {
-    let (traffic, limited) = process_params(args.process_runs);
     if args.process_only {
-        let (traffic_runs, limited_runs) = process_runs(&traffic, &limited, args.seed);
-        return Ok(process_section(
-            &traffic,
-            &traffic_runs,
-            &limited,
-            &limited_runs,
-            args.seed,
-        ));
+        let runs = process_runs(args.process_runs, args.seed);
+        return Ok(process_section(&runs, args.seed));
     }
     let params = args.params();
     let runs = runs(&params, args.seed);
@@ -352,12 +369,12 @@ pub(super) fn run(args: &FleetArgs) -> Result<String, Box<dyn Error>> {
             report::fleet_rate::csv(&rate_rows)
         )
     } else {
-        let (traffic_runs, limited_runs) = process_runs(&traffic, &limited, args.seed);
+        let process = process_runs(args.process_runs, args.seed);
         format!(
             "{}\n{}\n{}",
             section(&params, args.seed, &runs),
             rate_section(&rate_params, args.seed, &rate_runs),
-            process_section(&traffic, &traffic_runs, &limited, &limited_runs, args.seed)
+            process_section(&process, args.seed)
         )
     })
 }

@@ -196,13 +196,12 @@ fn all(args: &AllArgs) -> Result<(), Box<dyn std::error::Error>> {
         &rate_params,
         &rate_runs,
     )?);
-    let (traffic, limited) = fleet::process_params(TrafficParams::default().runs);
-    let (traffic_runs, limited_runs) = fleet::process_runs(&traffic, &limited, args.seed);
+    let process = fleet::process_runs(TrafficParams::default().runs, args.seed);
     print_stdout(&format!(
         "{}\n{}\n{}\n",
         fleet::section(&fleet_params, args.seed, &fleet_runs),
         fleet::rate_section(&rate_params, args.seed, &rate_runs),
-        fleet::process_section(&traffic, &traffic_runs, &limited, &limited_runs, args.seed)
+        fleet::process_section(&process, args.seed)
     ))?;
 
     let dashboard_params = DashboardParams::default();

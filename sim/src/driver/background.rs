@@ -40,6 +40,12 @@ pub trait Background {
     /// background's own), at its time: what the strategies' calls asked for
     /// meanwhile starts here.
     fn after_event(&mut self, now: f64, timers: &mut Timers);
+
+    /// Client `client` stopped at `now`: the last of its loops ended
+    /// ([`Pacing::Loops`](super::Pacing::Loops)). Nothing by default.
+    fn stopped(&mut self, now: f64, client: usize, timers: &mut Timers) {
+        let _ = (now, client, timers);
+    }
 }
 
 /// No background work: the runs of [`run`](super::run).

@@ -19,7 +19,8 @@
 //! would hide the retry storms these experiments are about. The other
 //! [`Pacing`]s mirror test programs that pace their requests on a timer:
 //! each client starting one every interval, or a few loops per client each
-//! waiting for its request before the next tick.
+//! waiting for its request before the next tick, each client with its own
+//! tick, start and stop ([`Loops`]).
 
 mod background;
 mod service;
@@ -91,8 +92,27 @@ pub struct Latency {
     pub sd: f64,
 }
 
+/// One client's loops under [`Pacing::Loops`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Loops {
+    /// Loops of the client.
+    pub tasks: usize,
+    /// Seconds between two ticks of one loop.
+    pub period: f64,
+    /// The earliest first request, seconds.
+    pub start: f64,
+    /// Seconds over which the loops' first requests spread.
+    pub spread: f64,
+    /// A loop whose request ends at or after this time (seconds) starts no
+    /// other (the test's `while elapsed < until`); the client stops when its
+    /// last loop does.
+    pub until: f64,
+    /// The table its requests go to.
+    pub table: usize,
+}
+
 /// How the logical requests arrive.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum Pacing {
     /// Open-loop Poisson arrivals to each table at its rate, each to a
     /// uniformly drawn client.
@@ -109,22 +129,15 @@ pub enum Pacing {
         /// Seconds over which the clients' first requests spread.
         spread: f64,
     },
-    /// Each client runs `tasks` loops, each from its own seeded time in
-    /// `[start, start + spread)`; each loop starts a request on a tick of
+    /// Client `i` runs the loops of `loops[i]` (a client beyond them runs
+    /// none), each from its own seeded time in `[start, start + spread)`;
+    /// each loop starts a request to the client's table on a tick of
     /// `period` seconds and waits for it to end before the next tick
     /// (tokio's interval with `MissedTickBehavior::Delay`: a tick missed
     /// while the request ran comes as it ends, the next one a period
-    /// later).
-    Loop {
-        /// Loops per client.
-        tasks: usize,
-        /// Seconds between two ticks of one loop.
-        period: f64,
-        /// The earliest first request, seconds.
-        start: f64,
-        /// Seconds over which the loops' first requests spread.
-        spread: f64,
-    },
+    /// later), until [`until`](Loops::until). When a client's last loop
+    /// ends, the [`Background`] is told ([`Background::stopped`]).
+    Loops(Vec<Loops>),
 }
 
 /// What the clients ask for, and for how long the run goes.
@@ -134,8 +147,9 @@ pub struct Workload {
     /// uniformly at random.
     pub clients: usize,
     /// Logical requests per second to each table, all clients together;
-    /// with the other pacings, each request goes to a table drawn with
-    /// probability proportional to its rate.
+    /// with [`Pacing::Every`], each request goes to a table drawn with
+    /// probability proportional to its rate; with [`Pacing::Loops`], only
+    /// their count matters (the tables of the timeline).
     pub rates: Vec<f64>,
     /// How the requests arrive.
     pub pacing: Pacing,
@@ -180,7 +194,7 @@ pub struct TraceEvent {
 enum Event {
     /// A logical request to `table` arrives.
     Arrival { table: usize },
-    /// A paced client's loop ticks (loop 0 of an [`Pacing::Every`] client).
+    /// A paced client's loop ticks (loop 0 of a [`Pacing::Every`] client).
     Tick { client: usize, task: usize },
     /// A request's wait is over: ask for a send permit, then send.
     Ready(usize),
@@ -198,7 +212,7 @@ enum Event {
 struct Request {
     client: usize,
     table: usize,
-    /// The [`Pacing::Loop`] loop waiting for it, and when it ticked.
+    /// The [`Pacing::Loops`] loop waiting for it, and when it ticked.
     task: Option<(usize, f64)>,
     arrived: f64,
     /// `None` once the request is over, or when the strategy gave no
@@ -224,6 +238,8 @@ struct Run<'a, S> {
     trace: Option<(usize, Vec<TraceEvent>)>,
     background: &'a mut dyn Background,
     timers: Timers,
+    /// Under [`Pacing::Loops`], each client's loops still going.
+    looping: Vec<usize>,
 }
 
 /// Runs `workload` with `fleet`'s strategies against `service`, moving
@@ -299,6 +315,7 @@ fn run_inner<S: Service>(
         trace: traced.map(|client| (client, Vec::new())),
         background,
         timers: Timers::default(),
+        looping: Vec::new(),
     };
     run.start();
     run.go();
@@ -317,29 +334,26 @@ impl<'a, S: Service> Run<'a, S> {
     fn start(&mut self) {
         self.background.start(&mut self.timers);
         self.schedule_timers();
-        match self.workload.pacing {
+        let workload: &'a Workload = self.workload;
+        match &workload.pacing {
             Pacing::Poisson => {
-                for table in 0..self.workload.rates.len() {
+                for table in 0..workload.rates.len() {
                     self.next_arrival(0.0, table);
                 }
             }
-            Pacing::Every { start, spread, .. } => {
-                for client in 0..self.workload.clients {
+            &Pacing::Every { start, spread, .. } => {
+                for client in 0..workload.clients {
                     let at = start + self.arrivals.unit() * spread;
                     self.queue.schedule(at, Event::Tick { client, task: 0 });
                 }
             }
-            Pacing::Loop {
-                tasks,
-                start,
-                spread,
-                ..
-            } => {
-                for client in 0..self.workload.clients {
-                    for task in 0..tasks {
-                        let at = start + self.arrivals.unit() * spread;
+            Pacing::Loops(loops) => {
+                for (client, client_loops) in loops.iter().enumerate().take(workload.clients) {
+                    for task in 0..client_loops.tasks {
+                        let at = client_loops.start + self.arrivals.unit() * client_loops.spread;
                         self.queue.schedule(at, Event::Tick { client, task });
                     }
+                    self.looping.push(client_loops.tasks);
                 }
             }
         }
@@ -443,20 +457,23 @@ impl<'a, S: Service> Run<'a, S> {
         }
     }
 
-    /// A paced client's tick: the next tick of an [`Pacing::Every`] client,
-    /// and a request to a table drawn by the rates.
+    /// A paced client's tick: the next tick of a [`Pacing::Every`] client
+    /// and a request to a table drawn by the rates, or a loop's request to
+    /// its client's table.
     fn tick(&mut self, now: f64, client: usize, task: usize) {
-        let looped = match self.workload.pacing {
-            Pacing::Every { interval, .. } => {
-                let next = now + interval;
-                if next < self.workload.arrivals_until {
-                    self.queue.schedule(next, Event::Tick { client, task });
-                }
-                None
+        let interval = match &self.workload.pacing {
+            &Pacing::Every { interval, .. } => interval,
+            Pacing::Loops(loops) => {
+                let table = loops.get(client).map_or(0, |l| l.table);
+                self.arrive(now, client, table, Some((task, now)));
+                return;
             }
-            Pacing::Loop { .. } => Some((task, now)),
             Pacing::Poisson => return,
         };
+        let next = now + interval;
+        if next < self.workload.arrivals_until {
+            self.queue.schedule(next, Event::Tick { client, task });
+        }
         let rates = &self.workload.rates;
         let total: f64 = rates.iter().sum();
         let mut draw = self.arrivals.unit() * total;
@@ -468,7 +485,7 @@ impl<'a, S: Service> Run<'a, S> {
             }
             draw -= rate;
         }
-        self.arrive(now, client, table, looped);
+        self.arrive(now, client, table, None);
     }
 
     fn arrive(&mut self, now: f64, client: usize, table: usize, task: Option<(usize, f64)>) {
@@ -605,13 +622,19 @@ impl<'a, S: Service> Run<'a, S> {
         }
         let r = &mut self.requests[request];
         r.done = true;
-        let table = r.table;
-        if let (Some((task, ticked)), Pacing::Loop { period, .. }) = (r.task, self.workload.pacing)
-            && now < self.workload.arrivals_until
+        let (table, client, looped) = (r.table, r.client, r.task);
+        if let (Some((task, ticked)), Pacing::Loops(loops)) = (looped, &self.workload.pacing)
+            && let Some(client_loops) = loops.get(client)
         {
-            let client = r.client;
-            let at = (ticked + period).max(now);
-            self.queue.schedule(at, Event::Tick { client, task });
+            if now < client_loops.until.min(self.workload.arrivals_until) {
+                let at = (ticked + client_loops.period).max(now);
+                self.queue.schedule(at, Event::Tick { client, task });
+            } else if let Some(going) = self.looping.get_mut(client) {
+                *going = going.saturating_sub(1);
+                if *going == 0 {
+                    self.background.stopped(now, client, &mut self.timers);
+                }
+            }
         }
         if !succeeded && let Some(bin) = self.timeline.at(table, now) {
             bin.gave_up += 1;

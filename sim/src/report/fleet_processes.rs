@@ -1,10 +1,14 @@
 //! The simulator beside the processes: tables that put each figure of the
 //! fleet scenarios ([`traffic`](crate::fleet::traffic),
 //! [`limited`](crate::fleet::rate::limited)) beside what the multi-process
-//! tests of `rebound-redis` measure, with the figures those tests measured.
+//! tests of `rebound-redis` measure, with the figures those tests measured;
+//! and the model's figures alone for the scenarios not measured yet
+//! ([`parts`](crate::fleet::rate::parts)).
 
 use super::{markdown, percent};
+use crate::fleet::rate::Limiters;
 use crate::fleet::rate::limited::{LimitedParams, LimitedRun, Start};
+use crate::fleet::rate::parts::{Figure, PartsRun, Scenario};
 use crate::fleet::traffic::TrafficRun;
 
 /// How far a simulated figure may be from the midpoint of the measured
@@ -234,6 +238,92 @@ pub fn limited_table(params: &LimitedParams, runs: &[LimitedRun]) -> String {
     )
 }
 
+/// The model's figures for the fleets whose members differ or change: one
+/// row per scenario, limiters and figure, the mean and range of `runs`.
+#[must_use]
+pub fn parts_table(params: &LimitedParams, runs: &[PartsRun]) -> String {
+    let mut lines = Vec::new();
+    for scenario in Scenario::ALL {
+        for limiters in [Limiters::Fleet, Limiters::PerProcess] {
+            let figures: Vec<Vec<Figure>> = runs
+                .iter()
+                .filter(|r| r.scenario == scenario && r.limiters == limiters)
+                .map(|r| r.figures(params))
+                .collect();
+            if figures.is_empty() {
+                continue;
+            }
+            for (index, name) in scenario.figure_names(params).into_iter().enumerate() {
+                let of: Vec<Figure> = figures
+                    .iter()
+                    .filter_map(|f| f.get(index).copied())
+                    .collect();
+                lines.push(vec![
+                    scenario.name().to_owned(),
+                    match limiters {
+                        Limiters::Fleet => "fleet",
+                        Limiters::PerProcess => "per-process",
+                    }
+                    .to_owned(),
+                    name,
+                    summary(&of),
+                ]);
+            }
+        }
+    }
+    markdown(
+        &["fleet", "limiters", "figure", "sim: mean (range)"],
+        &[false, false, false, true],
+        &lines,
+    )
+}
+
+/// The mean and range of `figures` (all of one kind).
+fn summary(figures: &[Figure]) -> String {
+    let shares: Vec<f64> = figures
+        .iter()
+        .filter_map(|f| match f {
+            Figure::Share(v) => Some(*v),
+            _ => None,
+        })
+        .collect();
+    let counts: Vec<f64> = figures
+        .iter()
+        .filter_map(|f| match f {
+            Figure::Count(n) => Some(*n as f64),
+            _ => None,
+        })
+        .collect();
+    let seconds: Vec<f64> = figures
+        .iter()
+        .filter_map(|f| match f {
+            Figure::Seconds(Some(s)) => Some(*s as f64),
+            _ => None,
+        })
+        .collect();
+    let never = figures
+        .iter()
+        .filter(|f| matches!(f, Figure::Seconds(None)))
+        .count();
+    if !shares.is_empty() {
+        let (mean, min, max) = spread(&shares);
+        format!("{} ({}–{})", percent(mean), percent(min), percent(max))
+    } else if !counts.is_empty() {
+        let (mean, min, max) = spread(&counts);
+        format!("{mean:.0} ({min:.0}–{max:.0})")
+    } else if seconds.is_empty() {
+        format!("never in {never} of {} runs", figures.len())
+    } else {
+        let (mean, min, max) = spread(&seconds);
+        let text = format!("{mean:.1} s ({min:.0}–{max:.0} s)");
+        if never == 0 {
+            text
+        } else {
+            format!("{text}; never in {never} of {} runs", figures.len())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,5 +333,17 @@ mod tests {
         assert_eq!(against(99.0, (90.0, 100.0)), (99.0 / 95.0, true));
         assert!(!against(80.0, (90.0, 100.0)).1);
         assert_eq!(spread(&[1.0, 3.0, 2.0]), (2.0, 1.0, 3.0));
+    }
+
+    #[test]
+    fn figures_are_summed_up_by_kind() {
+        let shares = [Figure::Share(0.9), Figure::Share(1.0)];
+        assert_eq!(summary(&shares), "95.0% (90.0%–100.0%)");
+        assert_eq!(summary(&[Figure::Count(3), Figure::Count(8)]), "6 (3–8)");
+        let seconds = [Figure::Seconds(Some(1)), Figure::Seconds(Some(2))];
+        assert_eq!(summary(&seconds), "1.5 s (1–2 s)");
+        let late = [Figure::Seconds(Some(1)), Figure::Seconds(None)];
+        assert_eq!(summary(&late), "1.0 s (1–1 s); never in 1 of 2 runs");
+        assert_eq!(summary(&[Figure::Seconds(None)]), "never in 1 of 1 runs");
     }
 }

@@ -2,7 +2,8 @@
 //! fleet rate limiter or each on its own, offer twice what one service
 //! admits. The model of `redis/tests/limiter_processes.rs`, which runs it
 //! with OS processes on a real `redis-server`, so that the two can be
-//! compared.
+//! compared; [`parts`](super::parts) runs the test's fleets whose members
+//! differ or change on the same model ([`run_processes`]).
 //!
 //! # The model
 //!
@@ -11,38 +12,39 @@
 //!   from 1 s, 3 attempts) on the run's virtual clock; with the fleet
 //!   limiter, each also runs its [`Sharers`] task (the real
 //!   `member_rate`, `FleetQuotaConfig`'s defaults: an exchange every 1 s).
-//!   The tasks start at seeded times within the first period and exchange
-//!   for [`lead`](LimitedParams::lead) seconds before the traffic starts, as
-//!   the test's processes join the fleet before its go signal.
-//! * Each process runs 4 loops, each starting a request on a 100 ms tick and
-//!   waiting for it to end before the next ([`Pacing::Loop`]): 40 requests/s
-//!   a process while requests are quick, 400/s in all. The processes start
-//!   at seeded times within the 5 ms the children poll the go signal at.
+//!   The tasks start at seeded times within the
+//!   [`lead`](LimitedParams::lead) seconds before the traffic starts and
+//!   exchange until it does (the test's children start theirs at the go
+//!   signal, with their traffic, as [`parts`](super::parts) has it).
+//! * Each process runs 4 loops, each starting a request on a 50 ms tick and
+//!   waiting for it to end before the next ([`Pacing::Loops`]): 80 requests/s
+//!   a process while requests are quick, 800/s in all. Each loop's first
+//!   tick is at a seeded point of its first 50 ms.
 //! * The service: a counter of fixed 100 ms windows (of the store's clock:
-//!   a seeded phase against the go signal) admitting 20 requests per window
-//!   (200/s) and throttling the rest (429 `ThrottlingException`), from the
+//!   a seeded phase against the go signal) admitting 40 requests per window
+//!   (400/s) and throttling the rest (429 `ThrottlingException`), from the
 //!   first request (cold) or from 3 s on (warm); `|Normal(0.5 ms, 0.1 ms)|`
 //!   per message (a script call to a local Redis).
 //!
 //! # Metrics
 //!
 //! Per second of the 20 s run, the requests admitted and throttled; from
-//! them, as the test computes them: the second in which the fleet first
-//! admitted 80% of the rate after its first throttle, the admitted rate
-//! averaged over the last 10 s, and the share of the attempts throttled over
-//! the whole run.
+//! them, as the test computes them: the admitted rate averaged over the
+//! last 10 s and over the whole run, and the share of the attempts
+//! throttled over the whole run.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rayon::iter::{IntoParallelIterator as _, ParallelIterator as _};
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 use rebound_runtime::rate_limiter::RateControl;
-use rebound_runtime::time::ManualClock;
+use rebound_runtime::time::{Clock, ManualClock};
 use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy};
 
 use super::sharer::{SharerSettings, Sharers};
 use super::{Adaptive, strategy};
-use crate::driver::{self, Answer, Fleet, Latency, Pacing, Service, Workload};
+use crate::driver::{self, Answer, Fleet, Latency, Loops, Pacing, Service, Workload};
 use crate::rng::mix;
 use crate::vclock::VirtualClock;
 
@@ -72,7 +74,9 @@ impl Start {
     }
 }
 
-/// The scenario's parameters; [`Default`] is the test's.
+/// The scenario's parameters; [`Default`] is the test's. The service's,
+/// the run's and the limiter's apply to [`parts`](super::parts) too; the
+/// processes', their loops' and their joins' are the even fleets' alone.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LimitedParams {
     /// Processes.
@@ -89,7 +93,8 @@ pub struct LimitedParams {
     pub warm: f64,
     /// Seconds of the run, from the go signal.
     pub duration: f64,
-    /// Seconds the fleet limiter's tasks run before the traffic starts.
+    /// When the traffic starts (the go signal), seconds: the even fleets'
+    /// limiter tasks start within the lead before it.
     pub lead: f64,
     /// Seconds before the traffic starts within which the processes join
     /// the fleet (their first exchange), at seeded times; at most
@@ -187,6 +192,138 @@ impl Service for FixedWindow {
     }
 }
 
+/// The run's clock as a process started at `from` reads it: a strategy
+/// built on it at time 0 measures its time from `from`, as one the process
+/// makes when it starts.
+#[derive(Debug, Clone)]
+pub struct ProcessClock {
+    clock: ManualClock,
+    from: Instant,
+}
+
+impl ProcessClock {
+    /// `clock` (at time 0) for a process that starts `from` seconds on.
+    #[must_use]
+    pub fn new(clock: &ManualClock, from: f64) -> Self {
+        Self {
+            clock: clock.clone(),
+            from: clock.now() + Duration::from_secs_f64(from.max(0.0)),
+        }
+    }
+}
+
+impl Clock for ProcessClock {
+    fn now(&self) -> Instant {
+        self.clock.now().max(self.from)
+    }
+}
+
+/// A run's processes and service, drawn: what [`run_processes`] runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setup {
+    /// Each process's loops (their table: the index of its group).
+    pub loops: Vec<Loops>,
+    /// The groups, in table order.
+    pub groups: Vec<&'static str>,
+    /// When each process starts, seconds: its strategy's time starts then.
+    pub starts: Vec<f64>,
+    /// With the fleet limiter, when each process's task starts (its first
+    /// exchange), seconds; `None`: per-process limiters.
+    pub joins: Option<Vec<f64>>,
+    /// The phase of the service's windows, seconds.
+    pub phase: f64,
+    /// When the service starts throttling, seconds.
+    pub throttle_from: f64,
+}
+
+/// One group's requests, per second of the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupSeconds {
+    /// The group.
+    pub group: &'static str,
+    /// Requests admitted, per second.
+    pub admitted: Vec<u64>,
+    /// Requests throttled, per second.
+    pub throttled: Vec<u64>,
+}
+
+/// Runs `setup` against the service of `params`, the traffic from
+/// [`lead`](LimitedParams::lead) on for [`duration`](LimitedParams::duration)
+/// seconds (the test's go signal and run), every other draw determined by
+/// `seed`; the requests of each group per second of the run.
+#[must_use]
+pub fn run_processes(params: &LimitedParams, setup: &Setup, seed: u64) -> Vec<GroupSeconds> {
+    let go = params.lead;
+    let processes = setup.loops.len();
+    let workload = Workload {
+        clients: processes,
+        rates: vec![1.0; setup.groups.len()],
+        pacing: Pacing::Loops(setup.loops.clone()),
+        arrivals_until: go + params.duration,
+        end: go + params.duration,
+        budget: None,
+        latency: params.latency,
+        bin: 1.0,
+    };
+    let mut time = VirtualClock::new();
+    let clock = time.clock();
+    let strategies: Vec<Arc<AdaptiveRetryStrategy<ProcessClock>>> = (0..processes)
+        .map(|process| {
+            let jitter = mix(&[seed, 16, process as u64]);
+            let from = setup.starts.get(process).copied().unwrap_or(0.0);
+            let clock = ProcessClock::new(&clock, from);
+            Arc::new(strategy(Adaptive::Botocore, clock, jitter))
+        })
+        .collect();
+    let fleet = Fleet::new(processes, setup.groups.len(), |process, _| {
+        Arc::clone(&strategies[process]) as Arc<dyn RetryStrategy>
+    });
+    let mut service = FixedWindow {
+        limit: params.admitted,
+        width: params.window,
+        phase: setup.phase,
+        from: setup.throttle_from,
+        current: (i64::MIN, 0),
+    };
+    let arrivals = mix(&[seed, 18]);
+    let record = match &setup.joins {
+        None => driver::run(&workload, &fleet, &mut service, &mut time, arrivals),
+        Some(joins) => {
+            let controls: Vec<Arc<dyn RateControl>> = strategies
+                .iter()
+                .map(|s| Arc::clone(s) as Arc<dyn RateControl>)
+                .collect();
+            let mut sharers = Sharers::new(params.sharer, &controls, joins);
+            driver::run_with(
+                &workload,
+                &fleet,
+                &mut service,
+                &mut time,
+                arrivals,
+                &mut sharers,
+            )
+        }
+    };
+    let seconds = params.duration as usize;
+    let skip = go as usize;
+    setup
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(table, &group)| {
+            let bins = record.timeline.bins(table);
+            let per_second = |f: fn(&driver::timeline::Bin) -> u64| -> Vec<u64> {
+                bins.iter().skip(skip).take(seconds).map(f).collect()
+            };
+            GroupSeconds {
+                group,
+                admitted: per_second(|b| b.successes),
+                throttled: per_second(|b| b.throttled),
+            }
+        })
+        .collect()
+}
+
 /// One run's figures, per second of the run as the test counts them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LimitedRun {
@@ -231,77 +368,40 @@ impl LimitedRun {
 #[must_use]
 pub fn run_case(params: &LimitedParams, start: Start, seed: u64) -> LimitedRun {
     let go = params.lead;
-    let workload = Workload {
-        clients: params.processes,
-        rates: vec![1.0],
-        pacing: Pacing::Loop {
-            tasks: params.tasks,
-            period: params.period,
-            start: go,
-            spread: params.start_spread,
-        },
-        arrivals_until: go + params.duration,
-        end: go + params.duration,
-        budget: None,
-        latency: params.latency,
-        bin: 1.0,
-    };
-    let mut time = VirtualClock::new();
-    let clock = time.clock();
-    let strategies: Vec<Arc<AdaptiveRetryStrategy<ManualClock>>> = (0..params.processes)
-        .map(|process| {
-            let jitter = mix(&[seed, 16, process as u64]);
-            Arc::new(strategy(Adaptive::Botocore, &clock, jitter))
-        })
-        .collect();
-    let fleet = Fleet::new(params.processes, 1, |process, _| {
-        Arc::clone(&strategies[process]) as Arc<dyn RetryStrategy>
-    });
     let draws = SeededRandom::new(mix(&[seed, 17]));
-    let mut service = FixedWindow {
-        limit: params.admitted,
-        width: params.window,
-        phase: draws.unit() * params.window,
-        from: if start == Start::Warm {
+    let phase = draws.unit() * params.window;
+    let joins = (start != Start::Alone).then(|| {
+        (0..params.processes)
+            .map(|_| go - draws.unit() * params.join_spread.min(go))
+            .collect()
+    });
+    let loops = Loops {
+        tasks: params.tasks,
+        period: params.period,
+        start: go,
+        spread: params.start_spread,
+        until: go + params.duration,
+        table: 0,
+    };
+    let setup = Setup {
+        loops: vec![loops; params.processes],
+        groups: vec!["all"],
+        starts: vec![0.0; params.processes],
+        joins,
+        phase,
+        throttle_from: if start == Start::Warm {
             go + params.warm
         } else {
             0.0
         },
-        current: (i64::MIN, 0),
     };
-    let arrivals = mix(&[seed, 18]);
-    let record = if start == Start::Alone {
-        driver::run(&workload, &fleet, &mut service, &mut time, arrivals)
-    } else {
-        let controls: Vec<Arc<dyn RateControl>> = strategies
-            .iter()
-            .map(|s| Arc::clone(s) as Arc<dyn RateControl>)
-            .collect();
-        let starts: Vec<f64> = (0..params.processes)
-            .map(|_| go - draws.unit() * params.join_spread.min(go))
-            .collect();
-        let mut sharers = Sharers::new(params.sharer, &controls, &starts);
-        driver::run_with(
-            &workload,
-            &fleet,
-            &mut service,
-            &mut time,
-            arrivals,
-            &mut sharers,
-        )
-    };
-    let bins = record.timeline.bins(0);
-    let seconds = params.duration as usize;
-    let skip = go as usize;
-    let per_second = |f: fn(&driver::timeline::Bin) -> u64| -> Vec<u64> {
-        bins.iter().skip(skip).take(seconds).map(f).collect()
-    };
+    let all = run_processes(params, &setup, seed).swap_remove(0);
     LimitedRun {
         processes: params.processes,
         start,
         seed,
-        admitted: per_second(|b| b.successes),
-        throttled: per_second(|b| b.throttled),
+        admitted: all.admitted,
+        throttled: all.throttled,
     }
 }
 

@@ -34,6 +34,7 @@
 //!   number of cuts.
 
 pub mod limited;
+pub mod parts;
 pub mod sharer;
 pub mod store;
 
@@ -42,7 +43,7 @@ use std::sync::Arc;
 use rayon::iter::{IntoParallelRefIterator as _, ParallelIterator as _};
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 use rebound_runtime::rate_limiter::RateControl;
-use rebound_runtime::time::ManualClock;
+use rebound_runtime::time::{Clock, ManualClock};
 use rebound_runtime::{AdaptiveRetryStrategy, RetryStrategy, StandardRetryStrategy};
 
 use crate::capacity::{CapacityParams, Tables, Window};
@@ -203,15 +204,11 @@ pub struct RateRun {
 }
 
 /// Process `client`'s strategy, on `clock`, jitter from `seed`.
-fn strategy(
-    adaptive: Adaptive,
-    clock: &ManualClock,
-    seed: u64,
-) -> AdaptiveRetryStrategy<ManualClock> {
+fn strategy<C: Clock>(adaptive: Adaptive, clock: C, seed: u64) -> AdaptiveRetryStrategy<C> {
     let standard = StandardRetryStrategy::builder()
         .random(SeededRandom::new(seed))
         .build();
-    let builder = AdaptiveRetryStrategy::builder(standard).clock(clock.clone());
+    let builder = AdaptiveRetryStrategy::builder(standard).clock(clock);
     match adaptive {
         Adaptive::Botocore => builder.build(),
         Adaptive::Steady => builder.steady().build(),
@@ -237,7 +234,7 @@ pub fn run_case(params: &RateParams, processes: usize, variant: RateVariant, see
     let strategies: Vec<Arc<AdaptiveRetryStrategy<ManualClock>>> = (0..processes)
         .map(|process| {
             let jitter = mix(&[seed, 9, processes as u64, process as u64]);
-            Arc::new(strategy(variant.adaptive, &clock, jitter))
+            Arc::new(strategy(variant.adaptive, clock.clone(), jitter))
         })
         .collect();
     let fleet = Fleet::new(processes, 1, |process, _| {

@@ -11,19 +11,28 @@
 //! 2. when a refresh period has passed since the last exchange, or the
 //!    limiter's throttle count rose since the last one reported, exchange
 //!    with the store: the demand is [`Demand::of`] the rate sent and the
-//!    rate held then, and `limiter(admitted rate, new throttles, ttl,
-//!    window = 2 periods, demand)` reaches the [`LimiterStore`] half a
-//!    round trip later; when its reply is back (another half), the
+//!    lower of the last two rates held, which the period ran under
+//!    (unbounded while the process ramps up), and
+//!    `limiter(admitted rate, new throttles, ttl, window = 2 periods,
+//!    demand)` reaches the [`LimiterStore`] half a round trip later; when
+//!    its reply is back (another half), the
 //!    throttles are reported and the limiter is held at
 //!    `member_rate(FleetLimiter::SHAPE, reply, demand)` through
 //!    [`RateControl::hold`] (only when it changed);
 //! 3. sleep a quarter period (or what is left of the period), and again.
 //!
-//! The periods are whole nanoseconds, as the task's `Duration`s. Processes
-//! start at seeded times within the first period, each with an exchange;
-//! the store never fails (no fallback to local limits), no task stops (so
-//! none leaves the limiter) and no membership lapses, the lease TTL being
-//! ten periods by default.
+//! A process whose first exchange finds the fleet already cut ramps up:
+//! over the window (two periods) from the reply of that exchange, each
+//! exchange holds it at the rate times the share of the window gone by, at
+//! least [`MIN_RATE`]. When the process stops ([`Background::stopped`]), its
+//! task stops at once (after the reply of an exchange under way), lets the
+//! held rate go and calls the store once more to leave (`limiter` with a TTL
+//! of 0), as `FleetLimiter::close` does.
+//!
+//! The periods are whole nanoseconds, as the task's `Duration`s. Each task
+//! starts at its process's seeded time with an exchange; the store never
+//! fails (no fallback to local limits) and no membership lapses, the lease
+//! TTL being ten periods by default.
 
 use std::sync::Arc;
 
@@ -32,6 +41,10 @@ use rebound_runtime::rate_limiter::RateControl;
 
 use super::store::LimiterStore;
 use crate::driver::{Background, Timers};
+
+/// The lowest rate a process is held at (`MIN_RATE` in
+/// `redis/src/limiter.rs`, the runtime limiter's floor).
+pub const MIN_RATE: f64 = 0.5;
 
 /// The limiter settings that shape the model, with `FleetQuotaConfig`'s
 /// defaults.
@@ -72,6 +85,12 @@ impl SharerSettings {
     /// sends it (`Duration::as_millis`).
     fn window_ms(&self) -> u64 {
         self.period_ns() * 2 / 1_000_000
+    }
+
+    /// The window in seconds, as a joiner's ramp measures it
+    /// (`Duration::as_secs_f64`).
+    fn window_secs(&self) -> f64 {
+        (self.period_ns() * 2) as f64 / 1e9
     }
 
     /// How often the task reads its limiter: a quarter period, at least
@@ -119,11 +138,20 @@ struct Task {
     reported_throttles: u64,
     /// The rate last held at.
     held: Option<f64>,
+    /// The rate held at before the last exchange.
+    held_before: Option<f64>,
     /// Nanoseconds left until the periodic exchange.
     wait_ns: u64,
     call: Option<Call>,
     /// What the service admitted this process over the last period.
     meter: AdmittedMeter,
+    /// Whether an exchange came back yet.
+    exchanged: bool,
+    /// When the reply came that found the fleet already cut, while the
+    /// process ramps up to its share.
+    ramp_from: Option<f64>,
+    /// Whether the process stopped (the task leaves, or left).
+    stopped: bool,
 }
 
 impl std::fmt::Debug for Task {
@@ -133,6 +161,9 @@ impl std::fmt::Debug for Task {
             .field("held", &self.held)
             .field("wait_ns", &self.wait_ns)
             .field("call", &self.call)
+            .field("exchanged", &self.exchanged)
+            .field("ramp_from", &self.ramp_from)
+            .field("stopped", &self.stopped)
             .finish_non_exhaustive()
     }
 }
@@ -141,7 +172,9 @@ impl std::fmt::Debug for Task {
 const TICK: usize = 0;
 const AT_STORE: usize = 1;
 const REPLY: usize = 2;
-const STAGES: usize = 3;
+/// The call that leaves reaches the store.
+const LEAVE: usize = 3;
+const STAGES: usize = 4;
 
 /// Every process's limiter task and their store.
 #[derive(Debug)]
@@ -170,9 +203,13 @@ impl Sharers {
                 control: Arc::clone(control),
                 reported_throttles: 0,
                 held: None,
+                held_before: None,
                 wait_ns: 0,
                 call: None,
                 meter: AdmittedMeter::new(4),
+                exchanged: false,
+                ramp_from: None,
+                stopped: false,
             })
             .collect();
         Self {
@@ -212,6 +249,9 @@ impl Sharers {
     /// One turn of the task's loop at `now`: exchange, or sleep.
     fn step(&mut self, timers: &mut Timers, now: f64, index: usize) {
         let task = &mut self.tasks[index];
+        if task.stopped {
+            return;
+        }
         let reading = task.control.reading();
         task.meter.read(&reading, now);
         if task.wait_ns == 0 || reading.throttles > task.reported_throttles {
@@ -220,7 +260,18 @@ impl Sharers {
                 throttles: reading.throttles,
                 rate_milli: milli(task.meter.rate()),
                 new_throttles: u32::try_from(new).unwrap_or(u32::MAX),
-                demand: Demand::of(task.meter.sent(), task.held),
+                // A process ramping up to its share is limited by the ramp.
+                demand: if task.ramp_from.is_some() {
+                    Demand::Unbounded
+                } else {
+                    // The period measured ran under the last hold and the one
+                    // before it.
+                    let held = match (task.held, task.held_before) {
+                        (Some(now), Some(before)) => Some(now.min(before)),
+                        (now, _) => now,
+                    };
+                    Demand::of(task.meter.sent(), held)
+                },
                 reply: None,
             });
             let half = self.settings.round_trip / 2.0;
@@ -228,6 +279,45 @@ impl Sharers {
         } else {
             self.nap(timers, now, index);
         }
+    }
+
+    /// The reply of an exchange is back at `now`: the throttles reported,
+    /// the limiter held at the member's share (ramped up after a join to a
+    /// fleet already cut). Whether there was one.
+    fn replied(&mut self, now: f64, index: usize) -> bool {
+        let window = self.settings.window_secs();
+        let task = &mut self.tasks[index];
+        let Some(Call {
+            throttles,
+            demand,
+            reply: Some(reply),
+            ..
+        }) = task.call.take()
+        else {
+            return false;
+        };
+        task.reported_throttles = throttles;
+        if !task.exchanged && reply.cuts > 0 {
+            task.ramp_from = Some(now);
+        }
+        task.exchanged = true;
+        let ramp = task
+            .ramp_from
+            .map_or(1.0, |from| ((now - from) / window).min(1.0));
+        if ramp >= 1.0 {
+            task.ramp_from = None;
+        }
+        let rate = member_rate(FleetLimiter::SHAPE, &reply, demand);
+        task.hold(rate.map(|rate| (rate * ramp).max(MIN_RATE)));
+        true
+    }
+
+    /// The task stops at `now`: the held rate goes, and the call that leaves
+    /// the fleet is on its way.
+    fn leave(&mut self, timers: &mut Timers, now: f64, index: usize) {
+        self.tasks[index].hold(None);
+        let half = self.settings.round_trip / 2.0;
+        self.set(timers, now + half, index, LEAVE);
     }
 
     /// Sleeps a quarter period, or what is left of the period.
@@ -277,36 +367,230 @@ impl Background for Sharers {
                 self.set(timers, now + half, index, REPLY);
             }
             REPLY => {
-                let period = self.settings.period_ns();
-                let task = &mut self.tasks[index];
-                let Some(Call {
-                    throttles,
-                    demand,
-                    reply: Some(reply),
-                    ..
-                }) = task.call.take()
-                else {
+                if !self.replied(now, index) {
                     return;
-                };
-                task.reported_throttles = throttles;
-                let rate = member_rate(FleetLimiter::SHAPE, &reply, demand);
-                if rate != task.held {
-                    task.control.hold(rate);
-                    task.held = rate;
                 }
-                task.wait_ns = period;
-                self.nap(timers, now, index);
+                if self.tasks[index].stopped {
+                    self.leave(timers, now, index);
+                } else {
+                    self.tasks[index].wait_ns = self.settings.period_ns();
+                    self.nap(timers, now, index);
+                }
+            }
+            LEAVE => {
+                let now_ms = (now * 1000.0).floor() as u64;
+                self.store
+                    .call(now_ms, index, 0, 0, 0, 0, Demand::Rate(0.0).milli());
             }
             _ => {}
         }
     }
 
     fn after_event(&mut self, _: f64, _: &mut Timers) {}
+
+    fn stopped(&mut self, now: f64, client: usize, timers: &mut Timers) {
+        let Some(task) = self.tasks.get_mut(client) else {
+            return;
+        };
+        if task.stopped {
+            return;
+        }
+        task.stopped = true;
+        // An exchange under way ends first; a sleeping task leaves now.
+        if task.call.is_none() {
+            self.leave(timers, now, client);
+        }
+    }
+}
+
+impl Task {
+    /// Holds the limiter at `rate` (`None`: lets it go), when that changes
+    /// it.
+    fn hold(&mut self, rate: Option<f64>) {
+        self.held_before = self.held;
+        if rate != self.held {
+            self.control.hold(rate);
+            self.held = rate;
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vclock::VirtualClock;
+    use rebound_runtime::{AdaptiveRetryStrategy, StandardRetryStrategy};
+
+    /// Processes without traffic, their tasks on a queue of their own.
+    struct Harness {
+        sharers: Sharers,
+        timers: Timers,
+        /// Timers set and not gone off yet, in the order they were set.
+        pending: Vec<(f64, usize)>,
+        time: VirtualClock,
+    }
+
+    impl Harness {
+        fn new(starts: &[f64]) -> Self {
+            let time = VirtualClock::new();
+            let controls: Vec<Arc<dyn RateControl>> = starts
+                .iter()
+                .map(|_| {
+                    let strategy = AdaptiveRetryStrategy::builder(StandardRetryStrategy::new())
+                        .clock(time.clock())
+                        .build();
+                    Arc::new(strategy) as Arc<dyn RateControl>
+                })
+                .collect();
+            let mut sharers = Sharers::new(SharerSettings::default(), &controls, starts);
+            let mut timers = Timers::default();
+            sharers.start(&mut timers);
+            let mut harness = Self {
+                sharers,
+                timers,
+                pending: Vec::new(),
+                time,
+            };
+            harness.collect();
+            harness
+        }
+
+        fn collect(&mut self) {
+            self.pending.extend(self.timers.drain());
+        }
+
+        /// Fires the earliest timer, if it goes off before `until`; returns
+        /// its time, process and stage.
+        fn next(&mut self, until: f64) -> Option<(f64, usize, usize)> {
+            let (index, &(at, key)) = self
+                .pending
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.0.total_cmp(&b.1.0))?;
+            if at >= until {
+                return None;
+            }
+            self.pending.remove(index);
+            self.time.set(at);
+            self.sharers.fire(at, key, &mut self.timers);
+            self.collect();
+            Some((at, key / STAGES, key % STAGES))
+        }
+
+        fn run_until(&mut self, until: f64) {
+            while self.next(until).is_some() {}
+        }
+
+        /// Runs until process `index`'s task is at `stage`; the time.
+        fn until_stage(&mut self, index: usize, stage: usize) -> f64 {
+            loop {
+                let (at, process, fired) = self.next(f64::INFINITY).expect("a timer");
+                if (process, fired) == (index, stage) {
+                    return at;
+                }
+            }
+        }
+
+        /// Member `index`'s share in the reply that reached it at `at`, its
+        /// demand `demand`: what it is held at without a ramp.
+        fn share(&self, at: f64, demand: Demand) -> f64 {
+            let half = self.sharers.settings.round_trip / 2.0;
+            let at_store_ms = ((at - half) * 1000.0).floor() as u64;
+            let state = self.sharers.store.state(at_store_ms);
+            member_rate(FleetLimiter::SHAPE, &state, demand).expect("a cut fleet")
+        }
+
+        /// Another member, without a task, reports a throttle at `at_ms`:
+        /// the fleet is cut from 400/s.
+        fn cut(&mut self, at_ms: u64) {
+            let settings = self.sharers.settings;
+            let (ttl, window) = (settings.ttl_ms(), settings.window_ms());
+            let reply = self
+                .sharers
+                .store
+                .call(at_ms, 9, 400_000, 1, ttl, window, u32::MAX);
+            assert_eq!(reply.cuts, 1);
+        }
+
+        fn held(&self, index: usize) -> f64 {
+            self.sharers.held()[index].expect("a held rate")
+        }
+
+        fn stop(&mut self, at: f64, index: usize) {
+            self.time.set(at);
+            self.sharers.stopped(at, index, &mut self.timers);
+            self.collect();
+        }
+    }
+
+    #[test]
+    fn a_process_that_joins_a_cut_fleet_ramps_up_over_a_window() {
+        // Process 0 first exchanges before the cut, process 1 after it.
+        let mut h = Harness::new(&[0.2, 0.5]);
+        h.run_until(0.3);
+        h.cut(300);
+        let first = h.until_stage(1, REPLY);
+        assert_eq!(h.sharers.held(), [None, Some(MIN_RATE)]);
+        // Process 0 gets its whole share at its next exchange.
+        let at = h.until_stage(0, REPLY);
+        assert!(at > 1.0 && at < 1.5, "{at}");
+        let held = h.held(0);
+        assert_eq!(held, h.share(at, Demand::Unbounded));
+        // A third of 95% of the 400/s cut, three members being unbounded.
+        assert!((held - 0.95 * 400.0 / 3.0).abs() < 5.0, "{held}");
+        // Process 1, a period after its first reply: half of it, limited
+        // by the ramp (unbounded) though it sends nothing.
+        let second = h.until_stage(1, REPLY);
+        let ramp = (second - first) / 2.0;
+        assert!(ramp > 0.5 && ramp < 0.51, "{ramp}");
+        let share = h.share(second, Demand::Unbounded);
+        assert!(
+            (h.held(1) - share * ramp).abs() < 1e-9 * share,
+            "{}",
+            h.held(1)
+        );
+        // A window after it: all of it; then it asks for what it sends.
+        let at = h.until_stage(1, REPLY);
+        assert_eq!(h.held(1), h.share(at, Demand::Unbounded));
+        assert_eq!(h.sharers.tasks[1].ramp_from, None);
+        let at = h.until_stage(1, REPLY);
+        assert_eq!(h.held(1), h.share(at, Demand::Rate(0.0)));
+    }
+
+    #[test]
+    fn a_process_that_stops_leaves_the_fleet_with_one_call() {
+        let mut h = Harness::new(&[0.0, 0.1]);
+        h.run_until(0.5);
+        h.cut(500);
+        h.run_until(3.0);
+        assert!(h.sharers.held().iter().all(Option::is_some));
+        // Process 0 sleeps: it lets its held rate go and leaves at once.
+        let calls = h.sharers.store.calls();
+        h.stop(3.0, 0);
+        assert_eq!(h.sharers.held()[0], None);
+        h.run_until(3.01);
+        assert_eq!(h.sharers.store.calls(), calls + 1);
+        assert_eq!(h.sharers.store.rates()[..2], [None, Some(0)]);
+        assert_eq!(h.sharers.store.demands()[0], None);
+        assert_eq!(h.sharers.store.state(3_010).members, 2);
+        // Process 1 stops while its call is at the store: the reply is
+        // handled first, then it leaves.
+        let at = h.until_stage(1, AT_STORE);
+        h.stop(at, 1);
+        assert!(h.sharers.store.rates()[1].is_some());
+        assert_eq!(h.until_stage(1, REPLY), at + 0.0005);
+        assert!(h.sharers.store.rates()[1].is_some());
+        h.until_stage(1, LEAVE);
+        assert_eq!(h.sharers.store.rates()[..2], [None, None]);
+        assert_eq!(h.sharers.held(), [None, None]);
+        // Neither calls again; a second stop does nothing.
+        let calls = h.sharers.store.calls();
+        h.stop(at, 1);
+        h.run_until(20.0);
+        assert!(h.pending.is_empty(), "{:?}", h.pending);
+        assert_eq!(h.sharers.store.calls(), calls);
+        assert_eq!(h.sharers.store.state(20_000).members, 1);
+    }
 
     #[test]
     fn the_default_settings_are_the_configs() {

@@ -3,14 +3,16 @@
 //! `:demands`).
 //!
 //! Mirrors `redis/src/lua/limiter.lua`: a call reclaims the members whose
-//! membership lapsed (their rates leave the sum, their demands the totals),
-//! replaces the caller's rate, demand and expiry (its previous demand leaves
-//! the totals, the new one joins them), and cuts when the caller reports
-//! throttles and the window since the last cut has passed (or there was
-//! none): `w_max` is then the sum of the members' rates, this caller's
-//! included; within the window after a cut, a larger sum raises it. The
-//! totals are `asked`, the bounded demands added up, and `unbounded`, how
-//! many members' demands are unbounded ([`UNBOUNDED`]). The reply is
+//! membership lapsed (their rates leave the sum, their demands the totals)
+//! and takes the caller's previous rate and demand out of the totals. With a
+//! TTL of 0 the caller leaves: its membership goes too, and nothing else
+//! changes. Otherwise its new rate, demand and expiry go in, and the call
+//! cuts when the caller reports throttles and the window since the last cut
+//! has passed (or there was none): `w_max` is then the sum of the members'
+//! rates, this caller's included, and `cut_members` how many they are;
+//! within the window after a cut, a larger sum raises `w_max`. The totals
+//! are `asked`, the bounded demands added up, and `unbounded`, how many
+//! members' demands are unbounded ([`UNBOUNDED`]). The reply is
 //! [`FleetRateState`], as `rebound-redis` parses it. Times are whole
 //! milliseconds of the store's clock (`TIME`), rates and demands whole
 //! milli-requests per second. The simulated store never fails and holds one
@@ -65,6 +67,8 @@ pub struct LimiterStore {
     asked: u64,
     /// How many members' demands are unbounded.
     unbounded: u64,
+    /// How many members the fleet had at the last cut.
+    cut_members: u64,
     /// Member `i` is process `i`'s lease id.
     members: Vec<Option<Member>>,
     /// Every cut, in order.
@@ -86,7 +90,8 @@ impl LimiterStore {
 
     /// `limiter(id, rate, throttles, ttl_ms, window_ms, demand)` at
     /// `now_ms`, the script's one call (`demand_milli` in milli-requests per
-    /// second, or [`UNBOUNDED`]); returns its reply.
+    /// second, or [`UNBOUNDED`]; a `ttl_ms` of 0: the member leaves); returns
+    /// its reply.
     #[allow(clippy::too_many_arguments)]
     pub fn call(
         &mut self,
@@ -112,12 +117,17 @@ impl LimiterStore {
         if self.members.len() <= id {
             self.members.resize(id + 1, None);
         }
-        // The caller's previous rate and demand are replaced by its new ones.
-        let old = self.members[id];
-        self.sum = self.sum.saturating_sub(old.map_or(0, |m| m.rate_milli)) + u64::from(rate_milli);
-        if let Some(old) = old {
+        // The caller's previous rate and demand leave the totals.
+        if let Some(old) = self.members[id].take() {
+            self.sum = self.sum.saturating_sub(old.rate_milli);
             old.leave(&mut self.asked, &mut self.unbounded);
         }
+        if ttl_ms == 0 {
+            // The member leaves: nothing else changes.
+            return self.state(now_ms);
+        }
+        // Its new ones join them.
+        self.sum += u64::from(rate_milli);
         if demand_milli == UNBOUNDED {
             self.unbounded += 1;
         } else {
@@ -134,6 +144,7 @@ impl LimiterStore {
             self.cuts += 1;
             self.w_max = self.sum;
             self.cut_ms = now_ms;
+            self.cut_members = self.members.iter().flatten().count() as u64;
             self.cut_log.push(Cut {
                 at_ms: now_ms,
                 w_max_milli: self.w_max,
@@ -169,6 +180,7 @@ impl LimiterStore {
             members: capped(self.members.iter().flatten().count() as u64),
             asked_milli: capped(self.asked),
             unbounded: capped(self.unbounded),
+            cut_members: capped(self.cut_members),
         }
     }
 
@@ -236,6 +248,44 @@ mod tests {
         assert_eq!((s.sum_milli, s.members), (150_000, 2));
         assert_eq!(store.rates(), [None, Some(50_000), Some(100_000)]);
         assert_eq!(store.demands(), [None, Some(40_000), Some(80_000)]);
+    }
+
+    #[test]
+    fn a_member_that_leaves_takes_out_its_rate_and_demand_and_nothing_else() {
+        let mut store = LimiterStore::new();
+        let (ttl, window) = (10_000, 2_000);
+        store.call(0, 0, 300_000, 0, ttl, window, UNBOUNDED);
+        store.call(10, 1, 100_000, 0, ttl, window, 80_000);
+        let cut = store.call(20, 2, 200_000, 3, ttl, window, UNBOUNDED);
+        assert_eq!(
+            (cut.cuts, cut.w_max_milli, cut.sum_milli),
+            (1, 600_000, 600_000)
+        );
+        // Member 0 leaves with throttles to report, within the window: no
+        // cut, `w_max` and the cut's time stay.
+        let s = store.call(500, 0, 0, 7, 0, 0, 0);
+        assert_eq!((s.cuts, s.w_max_milli, s.since_cut_ms), (1, 600_000, 480));
+        assert_eq!((s.sum_milli, s.members, s.cut_members), (300_000, 2, 3));
+        assert_eq!((s.asked_milli, s.unbounded), (80_000, 1));
+        assert_eq!(store.rates(), [None, Some(100_000), Some(200_000)]);
+        assert_eq!(store.demands(), [None, Some(80_000), Some(UNBOUNDED)]);
+        assert_eq!(store.state(500), s);
+        // The bounded one leaves too; leaving twice, or without having
+        // joined, changes nothing.
+        let s = store.call(600, 1, 0, 0, 0, 0, 0);
+        assert_eq!(
+            (s.sum_milli, s.members, s.asked_milli, s.unbounded),
+            (200_000, 1, 0, 1)
+        );
+        assert_eq!(store.call(700, 1, 0, 0, 0, 0, 0), store.state(700));
+        assert_eq!(store.call(800, 5, 0, 0, 0, 0, 0), store.state(800));
+        assert_eq!(store.cuts().len(), 1);
+        // Past the window, a member's throttles cut from what is left.
+        let s = store.call(2_100, 2, 190_000, 1, ttl, window, UNBOUNDED);
+        assert_eq!(
+            (s.cuts, s.w_max_milli, s.members, s.cut_members),
+            (2, 190_000, 1, 1)
+        );
     }
 
     #[test]
