@@ -193,8 +193,8 @@ pub(super) fn process_runs(runs: u64, seed: u64) -> ProcessRuns {
     }
 }
 
-/// The Markdown section of the multi-process tests' scenarios: each beside
-/// the processes, then the model's figures for those not measured yet.
+/// The Markdown section of the multi-process tests' scenarios, each beside
+/// the processes.
 #[must_use]
 pub(super) fn process_section(runs: &ProcessRuns, seed: u64) -> String {
     let ProcessRuns {
@@ -211,9 +211,9 @@ pub(super) fn process_section(runs: &ProcessRuns, seed: u64) -> String {
          ## Beside the processes: throttling from the first request ({} and 50 processes × {} loops \
          each starting a request every {} s and {} s, against {} requests/s admitted in {} s windows; \
          exchanges every {} s; {} s runs; {} runs each, seeds {seed}–{})\n\n{}\n\
-         ## The model alone: fleets whose members differ or change (throttled from the first request, \
-         {} requests/s admitted in {} s windows; exchanges every {} s; {} s runs; {} runs each, seeds \
-         {seed}–{}; the processes' figures are not measured yet)\n\n{}",
+         ## Beside the processes: fleets whose members differ or change (throttled from the first \
+         request, {} requests/s admitted in {} s windows; exchanges every {} s; {} s runs; {} runs each, \
+         seeds {seed}–{})\n\n{}",
         traffic
             .processes
             .iter()

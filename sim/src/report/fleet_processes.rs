@@ -1,9 +1,8 @@
 //! The simulator beside the processes: tables that put each figure of the
 //! fleet scenarios ([`traffic`](crate::fleet::traffic),
-//! [`limited`](crate::fleet::rate::limited)) beside what the multi-process
-//! tests of `rebound-redis` measure, with the figures those tests measured;
-//! and the model's figures alone for the scenarios not measured yet
-//! ([`parts`](crate::fleet::rate::parts)).
+//! [`limited`](crate::fleet::rate::limited),
+//! [`parts`](crate::fleet::rate::parts)) beside what the multi-process
+//! tests of `rebound-redis` measure, with the figures those tests measured.
 
 use super::{markdown, percent};
 use crate::fleet::rate::Limiters;
@@ -108,19 +107,25 @@ fn spread(values: &[f64]) -> (f64, f64, f64) {
 }
 
 /// `value` against the midpoint of `range`: the ratio, and whether it is
-/// within [`TOLERANCE`].
+/// within [`TOLERANCE`] (a midpoint of 0, as 0 seconds: no ratio, and
+/// within it only when `value` is 0 too).
 fn against(value: f64, range: (f64, f64)) -> (f64, bool) {
     let mid = f64::midpoint(range.0, range.1);
-    let ratio = if mid > 0.0 { value / mid } else { f64::NAN };
-    (ratio, (ratio - 1.0).abs() <= TOLERANCE)
+    if mid > 0.0 {
+        let ratio = value / mid;
+        (ratio, (ratio - 1.0).abs() <= TOLERANCE)
+    } else {
+        (f64::NAN, value == 0.0)
+    }
 }
 
 fn verdict(ratio: f64, matches: bool) -> String {
-    format!(
-        "{:+.0}% {}",
-        (ratio - 1.0) * 100.0,
-        if matches { "yes" } else { "**no**" }
-    )
+    let word = if matches { "yes" } else { "**no**" };
+    if ratio.is_finite() {
+        format!("{:+.0}% {word}", (ratio - 1.0) * 100.0)
+    } else {
+        word.to_owned()
+    }
 }
 
 /// Scenario A beside the processes: one row per fleet size and share
@@ -238,44 +243,167 @@ pub fn limited_table(params: &LimitedParams, runs: &[LimitedRun]) -> String {
     )
 }
 
-/// The model's figures for the fleets whose members differ or change: one
-/// row per scenario, limiters and figure, the mean and range of `runs`.
+/// One figure measured by the processes: the lowest and highest of their
+/// runs, of the kind of the model's [`Figure`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Measured {
+    /// A share, as a fraction: of a rate, or of the requests sent.
+    Share(f64, f64),
+    /// A number of requests.
+    Count(u64, u64),
+    /// Whole seconds until something happened.
+    Seconds(usize, usize),
+}
+
+impl Measured {
+    /// The lowest and highest, as numbers.
+    #[must_use]
+    pub fn range(self) -> (f64, f64) {
+        match self {
+            Self::Share(low, high) => (low, high),
+            Self::Count(low, high) => (low as f64, high as f64),
+            Self::Seconds(low, high) => (low as f64, high as f64),
+        }
+    }
+
+    /// The range as the tables print it: shares in per cent, requests and
+    /// seconds as they are.
+    #[must_use]
+    pub fn text(self) -> String {
+        match self {
+            Self::Share(low, high) => format!("{}–{}", percent(low), percent(high)),
+            Self::Count(low, high) => format!("{low}–{high}"),
+            Self::Seconds(low, high) => format!("{low}–{high} s"),
+        }
+    }
+}
+
+/// What `redis/tests/limiter_processes.rs` measured for one fleet whose
+/// members differ or change, under one kind of limiters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartsMeasured {
+    /// The fleet.
+    pub scenario: Scenario,
+    /// Whose limits.
+    pub limiters: Limiters,
+    /// Each figure, in [`Scenario::figure_names`] order.
+    pub figures: &'static [Measured],
+}
+
+/// Measured with `redis/tests/limiter_processes.rs` on a 2-core machine
+/// while a build ran beside it: 1 run of `REBOUND_REQUIRE_REDIS=1 cargo test
+/// -p rebound-redis --test limiter_processes -- --test-threads 1
+/// --nocapture` (its `LIMITER uneven`, `LIMITER scale-up` and `LIMITER
+/// scale-down` lines; the seconds back at 90% are those after the leave).
+pub const PARTS_PROCESSES: [PartsMeasured; 6] = [
+    PartsMeasured {
+        scenario: Scenario::Uneven,
+        limiters: Limiters::Fleet,
+        figures: &[
+            Measured::Share(0.999, 0.999),
+            Measured::Share(0.764, 0.764),
+            Measured::Share(0.870, 0.870),
+            Measured::Share(0.0065, 0.0065),
+        ],
+    },
+    PartsMeasured {
+        scenario: Scenario::Uneven,
+        limiters: Limiters::PerProcess,
+        figures: &[
+            Measured::Share(0.998, 0.998),
+            Measured::Share(0.658, 0.658),
+            Measured::Share(0.811, 0.811),
+            Measured::Share(0.0018, 0.0018),
+        ],
+    },
+    PartsMeasured {
+        scenario: Scenario::Joining,
+        limiters: Limiters::Fleet,
+        figures: &[Measured::Count(10, 10), Measured::Share(0.913, 0.913)],
+    },
+    PartsMeasured {
+        scenario: Scenario::Joining,
+        limiters: Limiters::PerProcess,
+        figures: &[Measured::Count(29, 29), Measured::Share(0.946, 0.946)],
+    },
+    PartsMeasured {
+        scenario: Scenario::Leaving,
+        limiters: Limiters::Fleet,
+        figures: &[Measured::Seconds(1, 1), Measured::Share(0.968, 0.968)],
+    },
+    PartsMeasured {
+        scenario: Scenario::Leaving,
+        limiters: Limiters::PerProcess,
+        figures: &[Measured::Seconds(5, 5), Measured::Share(0.880, 0.880)],
+    },
+];
+
+/// The fleets whose members differ or change beside the processes: one row
+/// per case of [`PARTS_PROCESSES`] and figure, the simulated runs' mean and
+/// range.
 #[must_use]
 pub fn parts_table(params: &LimitedParams, runs: &[PartsRun]) -> String {
     let mut lines = Vec::new();
-    for scenario in Scenario::ALL {
-        for limiters in [Limiters::Fleet, Limiters::PerProcess] {
-            let figures: Vec<Vec<Figure>> = runs
+    for measured in &PARTS_PROCESSES {
+        let figures: Vec<Vec<Figure>> = runs
+            .iter()
+            .filter(|r| r.scenario == measured.scenario && r.limiters == measured.limiters)
+            .map(|r| r.figures(params))
+            .collect();
+        if figures.is_empty() {
+            continue;
+        }
+        let names = measured.scenario.figure_names(params);
+        for (index, (name, &range)) in names.into_iter().zip(measured.figures).enumerate() {
+            let of: Vec<Figure> = figures
                 .iter()
-                .filter(|r| r.scenario == scenario && r.limiters == limiters)
-                .map(|r| r.figures(params))
+                .filter_map(|f| f.get(index).copied())
                 .collect();
-            if figures.is_empty() {
-                continue;
-            }
-            for (index, name) in scenario.figure_names(params).into_iter().enumerate() {
-                let of: Vec<Figure> = figures
-                    .iter()
-                    .filter_map(|f| f.get(index).copied())
-                    .collect();
-                lines.push(vec![
-                    scenario.name().to_owned(),
-                    match limiters {
-                        Limiters::Fleet => "fleet",
-                        Limiters::PerProcess => "per-process",
-                    }
-                    .to_owned(),
-                    name,
-                    summary(&of),
-                ]);
-            }
+            lines.push(vec![
+                measured.scenario.name().to_owned(),
+                match measured.limiters {
+                    Limiters::Fleet => "fleet",
+                    Limiters::PerProcess => "per-process",
+                }
+                .to_owned(),
+                name,
+                summary(&of),
+                range.text(),
+                compare(&of, range),
+            ]);
         }
     }
     markdown(
-        &["fleet", "limiters", "figure", "sim: mean (range)"],
-        &[false, false, false, true],
+        &[
+            "fleet",
+            "limiters",
+            "figure",
+            "sim: mean (range)",
+            "processes",
+            "sim vs midpoint, within 10%",
+        ],
+        &[false, false, false, true, true, false],
         &lines,
     )
+}
+
+/// The verdict on `figures` (all of one kind) against `measured`: their
+/// mean against its midpoint; a run that never got there (seconds) does
+/// not match.
+fn compare(figures: &[Figure], measured: Measured) -> String {
+    let values: Vec<f64> = figures
+        .iter()
+        .filter_map(|f| match *f {
+            Figure::Share(v) => Some(v),
+            Figure::Count(n) => Some(n as f64),
+            Figure::Seconds(s) => s.map(|s| s as f64),
+        })
+        .collect();
+    if values.is_empty() {
+        return "**no**".to_owned();
+    }
+    let (ratio, matches) = against(spread(&values).0, measured.range());
+    verdict(ratio, matches && values.len() == figures.len())
 }
 
 /// The mean and range of `figures` (all of one kind).
@@ -327,6 +455,7 @@ fn summary(figures: &[Figure]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fleet::rate::parts::run_scenario;
 
     #[test]
     fn figures_match_within_a_tenth_of_the_midpoint() {
@@ -345,5 +474,68 @@ mod tests {
         let late = [Figure::Seconds(Some(1)), Figure::Seconds(None)];
         assert_eq!(summary(&late), "1.0 s (1–1 s); never in 1 of 2 runs");
         assert_eq!(summary(&[Figure::Seconds(None)]), "never in 1 of 1 runs");
+    }
+
+    #[test]
+    fn parts_figures_are_compared_by_kind() {
+        let shares = [Figure::Share(0.9), Figure::Share(1.0)];
+        assert_eq!(compare(&shares, Measured::Share(0.9, 1.1)), "-5% yes");
+        assert_eq!(compare(&shares, Measured::Share(0.6, 0.7)), "+46% **no**");
+        let counts = [Figure::Count(9), Figure::Count(12)];
+        assert_eq!(compare(&counts, Measured::Count(10, 10)), "+5% yes");
+        assert_eq!(compare(&counts, Measured::Count(29, 29)), "-64% **no**");
+        let seconds = [Figure::Seconds(Some(1)), Figure::Seconds(Some(1))];
+        assert_eq!(compare(&seconds, Measured::Seconds(1, 1)), "+0% yes");
+        // A run that never got back does not match; nor does any against 0 s
+        // but 0 s.
+        let late = [Figure::Seconds(Some(1)), Figure::Seconds(None)];
+        assert_eq!(compare(&late, Measured::Seconds(1, 1)), "+0% **no**");
+        assert_eq!(
+            compare(&[Figure::Seconds(None)], Measured::Seconds(1, 1)),
+            "**no**"
+        );
+        assert_eq!(compare(&seconds, Measured::Seconds(0, 0)), "**no**");
+        assert_eq!(
+            compare(&[Figure::Seconds(Some(0))], Measured::Seconds(0, 0)),
+            "yes"
+        );
+        // Printed as what they are.
+        assert_eq!(Measured::Share(0.006, 0.008).text(), "0.6%–0.8%");
+        assert_eq!(Measured::Count(10, 19).text(), "10–19");
+        assert_eq!(Measured::Seconds(1, 5).text(), "1–5 s");
+    }
+
+    #[test]
+    fn the_parts_measured_are_the_models_figures() {
+        let params = LimitedParams {
+            duration: 10.0,
+            ..LimitedParams::default()
+        };
+        for measured in &PARTS_PROCESSES {
+            let run = run_scenario(&params, measured.scenario, measured.limiters, 1);
+            let figures = run.figures(&params);
+            assert_eq!(figures.len(), measured.figures.len(), "{measured:?}");
+            for (figure, range) in figures.iter().zip(measured.figures) {
+                let same = matches!(
+                    (figure, range),
+                    (Figure::Share(_), Measured::Share(..))
+                        | (Figure::Count(_), Measured::Count(..))
+                        | (Figure::Seconds(_), Measured::Seconds(..))
+                );
+                assert!(same, "{measured:?}: {figure:?}");
+                let (low, high) = range.range();
+                assert!(low <= high, "{measured:?}");
+            }
+        }
+        // Each scenario under each limiters, once.
+        for scenario in Scenario::ALL {
+            for limiters in [Limiters::Fleet, Limiters::PerProcess] {
+                let of = PARTS_PROCESSES
+                    .iter()
+                    .filter(|m| m.scenario == scenario && m.limiters == limiters)
+                    .count();
+                assert_eq!(of, 1, "{scenario:?} {limiters:?}");
+            }
+        }
     }
 }
