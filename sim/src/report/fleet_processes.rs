@@ -319,34 +319,22 @@ pub const PARTS_PROCESSES: [PartsMeasured; 6] = [
     PartsMeasured {
         scenario: Scenario::Joining,
         limiters: Limiters::Fleet,
-        figures: &[
-            Measured::Count(1, 12),
-            Measured::Share(0.892, 0.96),
-        ],
+        figures: &[Measured::Count(1, 12), Measured::Share(0.892, 0.96)],
     },
     PartsMeasured {
         scenario: Scenario::Joining,
         limiters: Limiters::PerProcess,
-        figures: &[
-            Measured::Count(25, 35),
-            Measured::Share(0.894, 0.97),
-        ],
+        figures: &[Measured::Count(25, 35), Measured::Share(0.894, 0.97)],
     },
     PartsMeasured {
         scenario: Scenario::Leaving,
         limiters: Limiters::Fleet,
-        figures: &[
-            Measured::Seconds(1, 8),
-            Measured::Share(0.71, 0.973),
-        ],
+        figures: &[Measured::Seconds(1, 8), Measured::Share(0.71, 0.973)],
     },
     PartsMeasured {
         scenario: Scenario::Leaving,
         limiters: Limiters::PerProcess,
-        figures: &[
-            Measured::Seconds(2, 5),
-            Measured::Share(0.801, 0.949),
-        ],
+        figures: &[Measured::Seconds(2, 5), Measured::Share(0.801, 0.949)],
     },
 ];
 
