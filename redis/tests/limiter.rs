@@ -236,3 +236,163 @@ async fn the_store_adds_the_demands_up() {
     assert_eq!(totals(s), (2, 25_000, 1));
     assert_eq!(s.sum_milli, 55_000);
 }
+
+/// The limiter's totals beside the hashes they sum, read atomically.
+#[derive(Debug)]
+struct LimiterTotals {
+    /// `sum`, `asked` and `unbounded` as the limiter hash stores them.
+    stored: (u64, u64, u64),
+    /// The same three computed from the `rates` and `demands` hashes.
+    summed: (u64, u64, u64),
+    /// The members' ids in the sorted set, the rates hash and the demands hash.
+    ids: [std::collections::BTreeSet<String>; 3],
+}
+
+fn limiter_totals(conn: &mut redis::Connection, fleet: &str) -> LimiterTotals {
+    let key = |name: &str| format!("rebound:{{{fleet}}}:{name}");
+    type Reply = (
+        Vec<Option<u64>>,
+        std::collections::BTreeMap<String, u64>,
+        std::collections::BTreeMap<String, u64>,
+        Vec<String>,
+    );
+    let (fields, rates, demands, members): Reply = redis::pipe()
+        .atomic()
+        .cmd("HMGET")
+        .arg(key("limiter"))
+        .arg(&["sum", "asked", "unbounded"])
+        .cmd("HGETALL")
+        .arg(key("rates"))
+        .cmd("HGETALL")
+        .arg(key("demands"))
+        .cmd("ZRANGE")
+        .arg(key("members"))
+        .arg(0)
+        .arg(-1)
+        .query(conn)
+        .expect("read the limiter's keys");
+    let unbounded = u64::from(Demand::Unbounded.milli());
+    let field = |i: usize| fields[i].unwrap_or(0);
+    LimiterTotals {
+        stored: (field(0), field(1), field(2)),
+        summed: (
+            rates.values().sum(),
+            demands.values().filter(|&&d| d != unbounded).sum(),
+            demands.values().filter(|&&d| d == unbounded).count() as u64,
+        ),
+        ids: [
+            members.into_iter().collect(),
+            rates.into_keys().collect(),
+            demands.into_keys().collect(),
+        ],
+    }
+}
+
+impl LimiterTotals {
+    fn assert_exact(&self, context: &str) {
+        assert_eq!(
+            self.stored, self.summed,
+            "{context}: totals drifted: {self:?}"
+        );
+        assert!(
+            self.ids[0] == self.ids[1] && self.ids[1] == self.ids[2],
+            "{context}: members, rates and demands differ: {self:?}"
+        );
+    }
+}
+
+/// Concurrency: eight tokio tasks, each a member, call the limiter at once with random rates
+/// and demands (bounded and unbounded), leave and rejoin, and two of them stop calling and
+/// lapse. A thread reads the keys throughout: at every look the stored totals equal what the
+/// `rates` and `demands` hashes add up to, and the three sets of members agree. At the end
+/// every member has left or lapsed and the totals are zero.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_members_calling_at_once_keep_the_totals_exact() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use support::SplitMix;
+
+    let Some(server) = RedisServer::start() else {
+        return;
+    };
+    const FLEET: &str = "demand-stress";
+    let ttl = Duration::from_millis(300);
+    let base = client(&server, FLEET, |b| {
+        b.lease_ttl(ttl).rate_period(Duration::from_millis(100))
+    })
+    .await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let mut conn = server.connection();
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut looks = 0u32;
+            while !stop.load(Ordering::Acquire) {
+                limiter_totals(&mut conn, FLEET).assert_exact("during the calls");
+                looks += 1;
+            }
+            looks
+        })
+    };
+    let window = Duration::from_millis(50);
+    let tasks: Vec<_> = (0..8u64)
+        .map(|i| {
+            let member = base
+                .clone()
+                .with_lease_id(rebound_redis::LeaseId::from_u64(300 + i));
+            tokio::spawn(async move {
+                let mut rng = SplitMix::new(i);
+                for _ in 0..200 {
+                    let rate = rng.up_to(500_000);
+                    let demand = match rng.up_to(3) {
+                        0 => Demand::Unbounded,
+                        _ => Demand::Rate(f64::from(rng.up_to(400_000)) / 1000.0),
+                    };
+                    if rng.up_to(9) == 0 {
+                        member.leave_limiter().await.unwrap();
+                    } else {
+                        member
+                            .limiter(rate, rng.up_to(1), window, demand)
+                            .await
+                            .unwrap();
+                    }
+                }
+                // Members 0 and 1 stop without leaving: they lapse one TTL later.
+                if i >= 2 {
+                    member.leave_limiter().await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    stop.store(true, Ordering::Release);
+    let looks = watcher.join().expect("the watcher saw the totals exact");
+    assert!(looks > 0);
+
+    let mut conn = server.connection();
+    let before = limiter_totals(&mut conn, FLEET);
+    before.assert_exact("after the calls");
+    assert!(
+        before.ids[0].len() <= 2,
+        "only the lapsing members stay: {before:?}"
+    );
+    // Once their TTL has passed, the next call reclaims them: one member joins and leaves.
+    tokio::time::sleep(ttl + Duration::from_millis(50)).await;
+    let last = base
+        .clone()
+        .with_lease_id(rebound_redis::LeaseId::from_u64(399));
+    let state = last
+        .limiter(1000, 0, window, Demand::Rate(1.0))
+        .await
+        .unwrap();
+    assert_eq!(
+        (state.members, state.asked_milli, state.unbounded),
+        (1, 1000, 0)
+    );
+    last.leave_limiter().await.unwrap();
+    let after = limiter_totals(&mut conn, FLEET);
+    after.assert_exact("after every member left");
+    assert_eq!(after.stored, (0, 0, 0), "{after:?}");
+    assert!(after.ids[0].is_empty(), "{after:?}");
+}
