@@ -35,6 +35,7 @@ pub mod event_queue;
 pub mod fleet;
 pub mod occ;
 pub mod outage;
+mod parallel;
 pub mod plot;
 pub mod report;
 pub mod rng;

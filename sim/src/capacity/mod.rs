@@ -48,7 +48,7 @@ mod strategy;
 pub use partitioned::{PartitionedRow, PartitionedRun, run_partitioned};
 pub use strategy::CapacityStrategy;
 
-use rayon::iter::{IntoParallelRefIterator as _, ParallelIterator as _};
+use crate::parallel::run_jobs;
 
 use crate::driver::{self, Answer, Latency, Pacing, Record, Service, Workload, timeline::Bin};
 use crate::rng::mix;
@@ -355,11 +355,9 @@ pub fn run_experiment(
             }
         }
     }
-    jobs.par_iter()
-        .map(|&(case, load, strategy)| {
-            let run = run_load(params, case, load, strategy, seed);
-            progress();
-            run
-        })
-        .collect()
+    run_jobs(
+        &jobs,
+        |&(case, load, strategy)| run_load(params, case, load, strategy, seed),
+        progress,
+    )
 }

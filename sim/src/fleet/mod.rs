@@ -49,7 +49,7 @@ pub mod traffic;
 
 use std::sync::Arc;
 
-use rayon::iter::{IntoParallelRefIterator as _, ParallelIterator as _};
+use crate::parallel::run_jobs;
 use rebound_runtime::RetryQuota;
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 
@@ -210,13 +210,11 @@ pub fn run_experiment(
         .iter()
         .flat_map(|&n| QuotaKind::ALL.map(|quota| (n, quota)))
         .collect();
-    jobs.par_iter()
-        .map(|&(processes, quota)| {
-            let run = run_case(params, processes, quota, seed);
-            progress();
-            run
-        })
-        .collect()
+    run_jobs(
+        &jobs,
+        |&(processes, quota)| run_case(params, processes, quota, seed),
+        progress,
+    )
 }
 
 fn summarize(

@@ -39,7 +39,7 @@
 
 use std::sync::Arc;
 
-use rayon::iter::{IntoParallelIterator as _, ParallelIterator as _};
+use crate::parallel::run_jobs;
 use rebound_runtime::RetryQuota;
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 
@@ -236,13 +236,11 @@ pub fn run_experiment(
                 .flat_map(move |&p| (0..params.runs).map(move |i| (n, p, seed + i)))
         })
         .collect();
-    jobs.into_par_iter()
-        .map(|(processes, failing, seed)| {
-            let run = run_case(params, processes, failing, seed);
-            progress();
-            run
-        })
-        .collect()
+    run_jobs(
+        &jobs,
+        |&(processes, failing, seed)| run_case(params, processes, failing, seed),
+        progress,
+    )
 }
 
 #[cfg(test)]

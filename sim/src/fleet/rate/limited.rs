@@ -36,7 +36,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rayon::iter::{IntoParallelIterator as _, ParallelIterator as _};
+use crate::parallel::run_jobs;
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 use rebound_runtime::rate_limiter::RateControl;
 use rebound_runtime::time::{Clock, ManualClock};
@@ -418,13 +418,11 @@ pub fn run_experiment(
         .iter()
         .flat_map(|&start| (0..params.runs).map(move |i| (start, seed + i)))
         .collect();
-    jobs.into_par_iter()
-        .map(|(start, seed)| {
-            let run = run_case(params, start, seed);
-            progress();
-            run
-        })
-        .collect()
+    run_jobs(
+        &jobs,
+        |&(start, seed)| run_case(params, start, seed),
+        progress,
+    )
 }
 
 #[cfg(test)]

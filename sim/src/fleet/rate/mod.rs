@@ -40,7 +40,7 @@ pub mod store;
 
 use std::sync::Arc;
 
-use rayon::iter::{IntoParallelRefIterator as _, ParallelIterator as _};
+use crate::parallel::run_jobs;
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 use rebound_runtime::rate_limiter::RateControl;
 use rebound_runtime::time::{Clock, ManualClock};
@@ -302,11 +302,9 @@ pub fn run_experiment(params: &RateParams, seed: u64, progress: impl Fn() + Sync
         .iter()
         .flat_map(|&n| params.variants.iter().map(move |&variant| (n, variant)))
         .collect();
-    jobs.par_iter()
-        .map(|&(processes, variant)| {
-            let run = run_case(params, processes, variant, seed);
-            progress();
-            run
-        })
-        .collect()
+    run_jobs(
+        &jobs,
+        |&(processes, variant)| run_case(params, processes, variant, seed),
+        progress,
+    )
 }

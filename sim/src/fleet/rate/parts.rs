@@ -36,7 +36,7 @@
 
 use std::ops::Range;
 
-use rayon::iter::{IntoParallelIterator as _, ParallelIterator as _};
+use crate::parallel::run_jobs;
 use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
 
 use super::Limiters;
@@ -366,13 +366,11 @@ pub fn run_experiment(
                 })
         })
         .collect();
-    jobs.into_par_iter()
-        .map(|(scenario, limiters, seed)| {
-            let run = run_scenario(params, scenario, limiters, seed);
-            progress();
-            run
-        })
-        .collect()
+    run_jobs(
+        &jobs,
+        |&(scenario, limiters, seed)| run_scenario(params, scenario, limiters, seed),
+        progress,
+    )
 }
 
 #[cfg(test)]
