@@ -169,11 +169,10 @@ impl Drop for FleetLimiter {
 /// The fleet's rate is `shape`'s curve from the rate it was last cut at
 /// ([`CubicShape::rate_after`]), or what the members it cut would reach on their own where
 /// that is higher (botocore's curve from an equal share of the cut rate), at most twice what
-/// the fleet
-/// is admitted (as botocore caps one client's at twice what it measures). It is shared as
-/// Doorman's fair share shares a capacity: members that ask for less than an equal share get
-/// what they ask, and the rest is split equally between the members whose held rate limits
-/// them. Every member is held at that equal part of the rest (the water level), or at its
+/// the fleet is admitted (as botocore caps one client's at twice what it measures). It is
+/// shared as Doorman's fair share shares a capacity: members that ask for less than an equal
+/// share get what they ask, and the rest is split equally between the members whose held rate
+/// limits them. Every member is held at that equal part of the rest (the water level), or at its
 /// demand where that is higher (it is in what the others leave): a member that asks for less
 /// does not send more than it asks, and one whose demand grows is limited at the level,
 /// counts as [`Unbounded`](Demand::Unbounded) from its next exchange, and so gets its part.
