@@ -324,4 +324,63 @@ mod tests {
         assert_eq!(totals(s), (4_000, 0, 1));
         assert_eq!(s.sum_milli, 5_000);
     }
+
+    /// Many callers in virtual time: fifty members call at random times
+    /// with random rates, throttles and demands, some leave and rejoin, and
+    /// every tenth stops calling for a while and lapses. After every call the
+    /// totals equal what the members' entries add up to.
+    #[test]
+    fn fifty_members_calling_in_turn_keep_the_totals_exact() {
+        use crate::rng::mix;
+        use rebound_runtime::backoff::{RandomSource as _, SeededRandom};
+
+        for seed in 0..5 {
+            let draws = SeededRandom::new(mix(&[seed, 29]));
+            let draw = |n: u64| (draws.unit() * n as f64) as u64;
+            let mut store = LimiterStore::new();
+            let mut now_ms = 0;
+            for _ in 0..20_000 {
+                now_ms += draw(20);
+                let id = draw(50) as usize;
+                // Every tenth member calls only in the first second of each
+                // ten: it lapses in between.
+                if id.is_multiple_of(10) && now_ms % 10_000 > 1_000 {
+                    continue;
+                }
+                let demand = if draw(3) == 0 {
+                    UNBOUNDED
+                } else {
+                    draw(400_000) as u32
+                };
+                let ttl_ms = if draw(20) == 0 { 0 } else { 1_000 };
+                let throttles = u32::from(draw(10) == 0);
+                let s = store.call(
+                    now_ms,
+                    id,
+                    draw(500_000) as u32,
+                    throttles,
+                    ttl_ms,
+                    100,
+                    demand,
+                );
+                let live: Vec<Member> = store.members.iter().flatten().copied().collect();
+                let bounded = live.iter().filter(|m| m.demand_milli != UNBOUNDED);
+                assert_eq!(store.sum, live.iter().map(|m| m.rate_milli).sum::<u64>());
+                assert_eq!(
+                    store.asked,
+                    bounded.map(|m| u64::from(m.demand_milli)).sum::<u64>()
+                );
+                assert_eq!(
+                    store.unbounded,
+                    live.iter().filter(|m| m.demand_milli == UNBOUNDED).count() as u64
+                );
+                assert_eq!(s.members as usize, live.len());
+                assert!(
+                    live.iter().all(|m| m.expiry_ms > now_ms),
+                    "lapsed members reclaimed"
+                );
+            }
+            assert!(store.cuts > 0);
+        }
+    }
 }
